@@ -1,0 +1,1 @@
+"""display layer (see DESIGN.md)."""

@@ -1,0 +1,1 @@
+"""The `tabletop` command line: wires the layers together. Nothing imports this package."""

@@ -1,0 +1,12 @@
+"""Subcommands of `tabletop`. Each module exposes `register(subparsers)`; add it to REGISTRY."""
+
+from __future__ import annotations
+
+
+class CommandError(Exception):
+    """A subcommand met bad input; the message says what was wrong and how to fix it."""
+
+
+from tabletop.commands import bench, demo  # noqa: E402  (needs CommandError defined first)
+
+REGISTRY = [demo.register, bench.register]

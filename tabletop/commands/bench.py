@@ -1,0 +1,33 @@
+"""`tabletop bench NAME`: run one benchmark from bench/ (same as `python -m bench.NAME`)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+
+from tabletop.commands import CommandError
+
+BENCHMARKS = {
+    "geometry": "reachability graph build / incremental update vs a naive all-pairs loop",
+}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "bench",
+        help="run a benchmark and print ratios against its baseline",
+        description="Run a benchmark. Each prints its figures next to a baseline measured in the same run.",
+    )
+    p.add_argument(
+        "name", metavar="NAME", help="one of: " + ", ".join(f"{k} ({v})" for k, v in BENCHMARKS.items())
+    )
+    p.add_argument("--quick", action="store_true", help="smaller sizes and fewer repeats")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.name not in BENCHMARKS:
+        raise CommandError(f"no benchmark called {args.name!r}; choose one of: {', '.join(BENCHMARKS)}")
+    module = importlib.import_module(f"bench.{args.name}")
+    argv = ["--quick"] if args.quick else []
+    return int(module.main(argv) or 0)

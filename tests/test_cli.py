@@ -1,0 +1,54 @@
+"""The command line contract: help, version, and one clear line with exit code 2 on bad usage."""
+
+import subprocess
+import sys
+
+import pytest
+
+from tabletop.cli import build_parser, main
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "tabletop", *args], capture_output=True, text=True, timeout=120
+    )
+
+
+def test_help_lists_every_subcommand():
+    out = run_cli("--help")
+    assert out.returncode == 0
+    subcommands = build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    assert subcommands, "no subcommands registered"
+    for name in subcommands:
+        assert name in out.stdout
+
+
+def test_every_subcommand_has_help():
+    subcommands = build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    for name in subcommands:
+        out = run_cli(name, "--help")
+        assert out.returncode == 0, name
+        assert "usage:" in out.stdout
+
+
+def test_version():
+    out = run_cli("--version")
+    assert out.returncode == 0
+    assert out.stdout.startswith("tabletop-referee ")
+
+
+@pytest.mark.parametrize(
+    "args", [["--no-such-flag"], ["no-such-command"], ["bench", "no-such-bench"], ["demo", "--camera", "x"]]
+)
+def test_bad_usage_exits_2_with_one_line_and_no_traceback(args):
+    out = run_cli(*args)
+    assert out.returncode == 2
+    lines = [line for line in out.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, out.stderr
+    assert lines[0].startswith("tabletop: error:")
+    assert "Traceback" not in out.stderr
+
+
+def test_demo_says_what_it_will_do(capsys):
+    assert main(["demo"]) == 0
+    assert "sample_images" in capsys.readouterr().out
