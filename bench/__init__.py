@@ -1,1 +1,2 @@
-"""bench layer (see DESIGN.md)."""
+"""Benchmarks: `python -m bench.NAME` (or `tabletop bench NAME`). Each prints its figures next to
+a baseline measured in the same run, as ratios, because absolute times drift on a shared machine."""

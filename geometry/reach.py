@@ -11,6 +11,12 @@ The two cards are independent, so
 
     sigma_gap^2 = var_a + var_b.
 
+The nearest pair is the one shapely reports, which always includes a vertex of one card; for
+facing parallel edges that is an end of their shared span, the conservative (larger) choice.
+Where several pairs are equally near (parallel edges, overlapping cards) shapely's pick depends
+on the argument order, so both orders are measured and the larger sigma kept: the verdict is
+then symmetric and never optimistic.
+
 A jump is `too_close_to_call` when |gap - reach| <= k * sigma_gap (k = settings.verdict_k).
 """
 
@@ -79,12 +85,13 @@ def _normal_variance(points: np.ndarray, corners: np.ndarray, sigmas: np.ndarray
     """Variance of the normal displacement of `points` (m, 2), each on the boundary of the quad
     with `corners` (m, 4, 2) and corner sigmas (m, 4): interpolate along the nearest edge."""
     start = corners
-    end = np.roll(corners, -1, axis=1)
+    end = corners[:, [1, 2, 3, 0]]
     edge = end - start
     length2 = np.maximum(np.einsum("mij,mij->mi", edge, edge), 1e-12)
     t = np.clip(np.einsum("mij,mij->mi", points[:, None, :] - start, edge) / length2, 0.0, 1.0)
     foot = start + t[..., None] * edge
-    nearest = np.argmin(np.linalg.norm(points[:, None, :] - foot, axis=2), axis=1)
+    off = points[:, None, :] - foot
+    nearest = np.argmin(np.einsum("mij,mij->mi", off, off), axis=1)
     rows = np.arange(len(points))
     t_best = t[rows, nearest]
     s_i = sigmas[rows, nearest]
@@ -108,14 +115,18 @@ def measure_pairs(
     gaps = shapely.distance(polys_a, polys_b)
     sigma_gap = np.zeros(m)
     if any(c.sigmas.any() for c in firsts) or any(c.sigmas.any() for c in seconds):
-        coords = shapely.get_coordinates(shapely.shortest_line(polys_a, polys_b)).reshape(m, 2, 2)
-        var_a = _normal_variance(
-            coords[:, 0], np.stack([c.corners for c in firsts]), np.stack([c.sigmas for c in firsts])
-        )
-        var_b = _normal_variance(
-            coords[:, 1], np.stack([c.corners for c in seconds]), np.stack([c.sigmas for c in seconds])
-        )
-        sigma_gap = np.sqrt(var_a + var_b)
+        corners_a, sigmas_a = np.stack([c.corners for c in firsts]), np.stack([c.sigmas for c in firsts])
+        corners_b, sigmas_b = np.stack([c.corners for c in seconds]), np.stack([c.sigmas for c in seconds])
+        # Both argument orders in one vectorised call each (numpy overhead dominates small tables).
+        lines = shapely.shortest_line(np.concatenate([polys_a, polys_b]), np.concatenate([polys_b, polys_a]))
+        ends = shapely.get_coordinates(lines).reshape(2 * m, 2, 2)
+        ab, ba = ends[:m], ends[m:]
+        var = _normal_variance(
+            np.concatenate([ab[:, 0], ba[:, 1], ab[:, 1], ba[:, 0]]),
+            np.concatenate([corners_a, corners_a, corners_b, corners_b]),
+            np.concatenate([sigmas_a, sigmas_a, sigmas_b, sigmas_b]),
+        ).reshape(4, m)
+        sigma_gap = np.sqrt(np.maximum(var[0] + var[2], var[1] + var[3]))
     return [
         Reach(float(g), float(s), reach_verdict(float(g), float(s), settings))
         for g, s in zip(gaps, sigma_gap)

@@ -52,3 +52,10 @@ def test_bad_usage_exits_2_with_one_line_and_no_traceback(args):
 def test_demo_says_what_it_will_do(capsys):
     assert main(["demo"]) == 0
     assert "sample_images" in capsys.readouterr().out
+
+
+def test_geometry_benchmark_runs_and_prints_ratios(capsys):
+    assert main(["bench", "geometry", "--quick"]) == 0
+    out = capsys.readouterr().out
+    assert "naive/build" in out
+    assert "200" in out
