@@ -108,6 +108,10 @@ class CardOutline:
         return arr
 
     @cached_property
+    def max_sigma_mm(self) -> float:
+        return float(max(self.sigma_mm))
+
+    @cached_property
     def polygon(self) -> Polygon:
         poly = Polygon(self.corners_mm)
         shapely.prepare(poly)

@@ -1,7 +1,7 @@
 """The reachability graph of the table: which cards a pawn can jump between.
 
-Built in bulk with shapely's STRtree (`dwithin` query, then the exact gap); a card added,
-removed or moved afterwards only touches its own edges. New and moved cards wait in a small
+Built in bulk with shapely's STRtree (envelope query, then the exact gap); a card added,
+removed or moved afterwards only touches its own edges (STRtree `dwithin` query). New and moved cards wait in a small
 side list that is searched directly until the tree is re-indexed; re-indexing rebuilds the
 spatial tree only (no gap is measured again) and happens once the side list outgrows
 ~sqrt(n), so an update costs O(log n + k) amortised for k nearby cards.
@@ -47,12 +47,16 @@ class ReachGraph:
                 raise ValueError(f"card {card.id!r} appears twice; every card on the table needs its own id")
             self._cards[card.id] = card
             self._adj[card.id] = {}
-            self._max_sigma = max(self._max_sigma, float(card.sigmas.max()))
+            self._max_sigma = max(self._max_sigma, card.max_sigma_mm)
         self._reindex()
         if len(cards) < 2:
             return
+        # Candidates by envelope grown by the radius, then one vectorised exact gap for each pair:
+        # GEOS's own `dwithin` predicate would measure every candidate's distance a second time.
         polys = np.array([c.polygon for c in self._tree_cards], dtype=object)
-        left, right = self._tree.query(polys, predicate="dwithin", distance=self._radius())  # type: ignore[union-attr]
+        r = self._radius()
+        x0, y0, x1, y1 = shapely.bounds(polys).T
+        left, right = self._tree.query(shapely.box(x0 - r, y0 - r, x1 + r, y1 + r))  # type: ignore[union-attr]
         keep = left < right
         firsts = [self._tree_cards[i] for i in left[keep]]
         seconds = [self._tree_cards[j] for j in right[keep]]
@@ -122,7 +126,7 @@ class ReachGraph:
             raise ValueError(f"card {card.id!r} is already on the table; move it instead of adding it again")
         self._cards[card.id] = card
         self._adj[card.id] = {}
-        self._max_sigma = max(self._max_sigma, float(card.sigmas.max()))
+        self._max_sigma = max(self._max_sigma, card.max_sigma_mm)
         self._connect(card)
         self._index_new(card)
 
@@ -139,7 +143,7 @@ class ReachGraph:
         self._require(card.id)
         self._unlink_all(card.id)
         self._cards[card.id] = card
-        self._max_sigma = max(self._max_sigma, float(card.sigmas.max()))
+        self._max_sigma = max(self._max_sigma, card.max_sigma_mm)
         self._connect(card)
         self._index_new(card)
 

@@ -114,7 +114,7 @@ def measure_pairs(
     polys_b = np.array([c.polygon for c in seconds], dtype=object)
     gaps = shapely.distance(polys_a, polys_b)
     sigma_gap = np.zeros(m)
-    if any(c.sigmas.any() for c in firsts) or any(c.sigmas.any() for c in seconds):
+    if any(c.max_sigma_mm for c in firsts) or any(c.max_sigma_mm for c in seconds):
         corners_a, sigmas_a = np.stack([c.corners for c in firsts]), np.stack([c.sigmas for c in firsts])
         corners_b, sigmas_b = np.stack([c.corners for c in seconds]), np.stack([c.sigmas for c in seconds])
         # Both argument orders in one vectorised call each (numpy overhead dominates small tables).
