@@ -1,0 +1,87 @@
+"""What each audience may see of a game: the public view and one player's view.
+
+The public view never holds a hand, a face-down or unrevealed Plan, a pass being chosen, an
+unrevealed bid, or the order of any pile (only counts). A player's view adds that player's own
+secrets and nobody else's.
+"""
+
+from __future__ import annotations
+
+from referee.theplan.commands import STEWARD
+from referee.theplan.state import State
+
+
+def to_act(s: State) -> list[str]:
+    """Who must act now; the steward stands for the table in physical mode."""
+    if s.phase == "commit":
+        return [p for p in s.config.seats if p not in s.committed]
+    if s.phase in ("reveal", "report_plans"):
+        return [STEWARD]
+    if s.phase == "pass" and not s.physical:
+        return [p for p in s.config.seats if p not in s.passes]
+    if s.phase == "execute":
+        if s.step in ("choose_colour", "contest_order"):
+            return [s.chooser] if s.chooser else []
+        if s.step == "bidding":
+            return [p for p in s.bidders[s.contests[0]] if p not in s.bids]
+        if s.step == "claiming" and s.claim_queue:
+            return [s.claim_queue[0][0]]
+    return []
+
+
+def public_view(s: State, scores: dict[str, dict]) -> dict:
+    players = s.config.players
+    physical = s.physical
+    return {
+        "game": "the_plan",
+        "variant": s.config.variant,
+        "mode": s.config.mode,
+        "bribes": s.config.bribes,
+        "removed_plan_types": list(s.config.removed_plan_types or ()),
+        "seats": list(s.config.seats),
+        "ghosts": list(s.config.ghosts),
+        "round": s.round,
+        "turn": s.turn_in_round,
+        "turn_number": s.turn_number,
+        "phase": s.phase,
+        "stage": s.stage_type(),
+        "step": s.step or None,
+        "to_act": to_act(s),
+        "face_up": {"treasures": list(s.face_up_treasures), "trinkets": list(s.face_up_trinkets)},
+        "piles": {
+            "treasures": len(s.treasure_pile),
+            "trinkets": len(s.trinket_pile),
+            "plan_deck": s.deck_count if physical else len(s.plan_deck),
+            "plan_discard": len(s.plan_discard) + s.unseen_discards,
+            "trinket_discard": list(s.trinket_discard),
+        },
+        "plans_revealed": {p: s.table[p] for p in players if p in s.table},
+        "chooser": s.chooser,
+        "contests": [{"contest": c, "bidders": list(s.bidders[c])} for c in s.contests],
+        "claim_order": [{"player": p, "blind": blind} for p, blind in s.claim_queue],
+        "players": {
+            p: {
+                "hand": s.hand_count(p),
+                "committed": p in s.committed,
+                "pass_chosen": p in s.passes,
+                "bid_placed": p in s.bids,
+                "treasures": list(s.treasures[p]),
+                "trinkets": list(s.trinkets[p]),
+                "score": scores[p],
+            }
+            for p in players
+        },
+        "result": s.result,
+    }
+
+
+def player_view(s: State, scores: dict[str, dict], player: str) -> dict:
+    view = public_view(s, scores)
+    view["you"] = {
+        "player": player,
+        "hand": None if s.physical else list(s.hands[player]),
+        "committed_plan": None if s.physical else s.committed.get(player),
+        "pass": s.passes.get(player),
+        "bid": s.bids.get(player),
+    }
+    return view
