@@ -1,0 +1,373 @@
+"""Card detector: every card lying flat, as four sharp corners with sub-pixel accuracy.
+
+Candidates come from several maps of a reduced copy of the frame, so that no single global
+threshold decides what is a card: regions enclosed by noise-adaptive Canny edges (which finds
+white cards on a white table and cards a few millimetres apart), and bright-on-dark /
+dark-on-bright maps by local (adaptive) and global (Otsu) thresholds. Each candidate becomes a
+rough quadrilateral, is refined at full resolution by fitting lines to the edges
+(`vision.edges`), and is kept only if its four sides are straight, well supported and shaped like
+a card (aspect, and size in millimetres when the table is calibrated). Blobs that are exactly two
+or three cards long (touching cards) are split using the card's size.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from vision.edges import QuadFit, refine_quad
+from vision.table import TableMap
+
+WORK_LONG_SIDE = 960  # candidate maps are computed on a copy this size (long side, px)
+
+
+@dataclass(frozen=True)
+class DetectorSettings:
+    card_size_mm: tuple[float, float] = (63.0, 88.0)  # short edge, long edge
+    # Accepted long/short ratio of a card in image pixels when the table is not calibrated: wide,
+    # because a tilted camera foreshortens cards and real decks differ (poker 1.40, SET 1.56).
+    aspect_range_px: tuple[float, float] = (1.12, 1.95)
+    # With a calibration: relative error allowed on each edge length in mm.
+    size_tolerance: float = 0.10
+    min_side_px: float = 16.0
+    min_support: float = 0.35  # every side: fraction of its samples on the fitted line
+    mean_support: float = 0.6
+    max_residual_px: float = 1.6  # RMS distance of edge points from their line (straightness)
+    # Without calibration cards in one photo have similar size: drop candidates far off the median.
+    relative_area_range: tuple[float, float] = (0.45, 2.2)
+
+    @property
+    def aspect_mm(self) -> float:
+        s, long = sorted(self.card_size_mm)
+        return long / s
+
+
+@dataclass
+class CardCandidate:
+    corners_px: np.ndarray  # 4 x 2, clockwise in the image from the top-left corner
+    sigma_px: np.ndarray  # 4
+    score: float
+    fit: QuadFit = field(repr=False)
+    corners_mm: np.ndarray | None = None
+    sigma_mm: np.ndarray | None = None
+
+    @property
+    def area_px(self) -> float:
+        return float(abs(_poly_area(self.corners_px)))
+
+
+def _poly_area(p: np.ndarray) -> float:
+    x, y = p[:, 0], p[:, 1]
+    return 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))
+
+
+def order_corners(q: np.ndarray) -> np.ndarray:
+    """Clockwise as seen in the image (y down), starting from the corner nearest the top-left."""
+    q = np.asarray(q, dtype=np.float64).reshape(4, 2)
+    c = q.mean(axis=0)
+    ang = np.arctan2(q[:, 1] - c[1], q[:, 0] - c[0])
+    q = q[np.argsort(ang)]  # increasing angle with y down = clockwise on screen
+    start = int(np.argmin(q[:, 0] + q[:, 1]))
+    return np.roll(q, -start, axis=0)
+
+
+def _convex(q: np.ndarray) -> bool:
+    e = np.roll(q, -1, axis=0) - q
+    n = np.roll(e, -1, axis=0)
+    cr = e[:, 0] * n[:, 1] - e[:, 1] * n[:, 0]
+    return bool(np.all(cr > 0) or np.all(cr < 0))
+
+
+def _side_lengths(q: np.ndarray) -> tuple[float, float]:
+    s = np.linalg.norm(np.roll(q, -1, axis=0) - q, axis=1)
+    a, b = (s[0] + s[2]) / 2, (s[1] + s[3]) / 2
+    return min(a, b), max(a, b)
+
+
+def _rough_quads(cnt: np.ndarray) -> list[np.ndarray]:
+    """Rough quadrilaterals for one contour: its 4-vertex polygon and its minimum-area box."""
+    hull = cv2.convexHull(cnt)
+    area = cv2.contourArea(cnt)
+    hull_area = cv2.contourArea(hull)
+    if hull_area <= 0 or area / hull_area < 0.75:
+        return []  # a hand, a fan of cards, an L-shaped blob: not one flat card
+    peri = cv2.arcLength(hull, True)
+    out = []
+    for eps in (0.015, 0.03, 0.05):
+        approx = cv2.approxPolyDP(hull, eps * peri, True)
+        if len(approx) == 4:
+            q = approx.reshape(4, 2).astype(np.float64)
+            if area / max(abs(_poly_area(q)), 1) > 0.85:
+                out.append(q)
+            break
+    box = cv2.boxPoints(cv2.minAreaRect(hull)).astype(np.float64)
+    # A card partly under another still fills most of its box (>= 3 corners visible).
+    if area / max(abs(_poly_area(box)), 1) > 0.7:
+        if not out or np.max(np.linalg.norm(order_corners(out[0]) - order_corners(box), axis=1)) > 2.0:
+            out.append(box)
+    return out
+
+
+def _candidate_maps(small: np.ndarray) -> list[tuple[np.ndarray, int]]:
+    """Binary maps (and the contour retrieval mode to use) whose regions may be cards."""
+    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    blur = cv2.GaussianBlur(small, (5, 5), 1.2)
+    gblur = cv2.cvtColor(blur, cv2.COLOR_BGR2GRAY)
+    maps: list[tuple[np.ndarray, int]] = []
+
+    # 1. Regions enclosed by edges. Thresholds follow the frame's own gradient noise, so a
+    #    faint white-on-white edge counts on a plain cloth while wood grain does not.
+    gx = cv2.Sobel(gblur, cv2.CV_32F, 1, 0)
+    gy = cv2.Sobel(gblur, cv2.CV_32F, 0, 1)
+    med = float(np.median(np.abs(gx) + np.abs(gy)))
+    for factor in (4.0, 8.0):
+        high = max(factor * med, 12.0)
+        edges = cv2.Canny(blur, high / 2.5, high, L2gradient=False)
+        edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
+        maps.append((cv2.bitwise_not(edges), cv2.RETR_LIST))
+
+    # 2. Local contrast: brighter or darker than the neighbourhood (about two cards wide).
+    block = int(max(small.shape[:2]) / 5) | 1
+    for inv in (cv2.THRESH_BINARY, cv2.THRESH_BINARY_INV):
+        m = cv2.adaptiveThreshold(gblur, 255, cv2.ADAPTIVE_THRESH_MEAN_C, inv, block, -8 if inv == 0 else 8)
+        m = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        maps.append((m, cv2.RETR_EXTERNAL))
+    # 3. Global split of bright and dark (the baseline's map, as one voice among several).
+    _, otsu = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    otsu = cv2.morphologyEx(otsu, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    maps.append((otsu, cv2.RETR_EXTERNAL))
+    maps.append((cv2.bitwise_not(otsu), cv2.RETR_EXTERNAL))
+    return maps
+
+
+class CardDetector:
+    """Finds cards in BGR frames. Stateless between frames; one instance per settings."""
+
+    def __init__(self, settings: DetectorSettings | None = None, table: TableMap | None = None) -> None:
+        self.settings = settings or DetectorSettings()
+        self.table = table
+
+    # ------------------------------------------------------------------------------------------
+    def detect(self, image: np.ndarray) -> list[CardCandidate]:
+        if image is None or image.ndim not in (2, 3) or image.size == 0:
+            raise ValueError("not an image")
+        if image.ndim == 2:
+            image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+        h, w = image.shape[:2]
+        scale = max(1.0, max(h, w) / WORK_LONG_SIDE)
+        small = cv2.resize(image, (round(w / scale), round(h / scale)), interpolation=cv2.INTER_AREA) if scale > 1 else image
+        s = self.settings
+        # A card narrower than 1/40 of the frame is too small to measure anyway.
+        min_side = max(s.min_side_px, max(h, w) / 40)
+        min_area_small = (min_side / scale) ** 2 * s.aspect_range_px[0]
+        max_area_small = small.shape[0] * small.shape[1] / 3
+
+        rough: list[np.ndarray] = []
+        blobs: list[np.ndarray] = []
+        for m, mode in _candidate_maps(small):
+            contours, _ = cv2.findContours(m, mode, cv2.CHAIN_APPROX_SIMPLE)
+            for cnt in contours:
+                a = cv2.contourArea(cnt)
+                if a < min_area_small or a > max_area_small:
+                    continue
+                quads = _rough_quads(cnt)
+                if not quads:
+                    continue
+                rough.extend(quads)
+                blobs.append(cnt)
+
+        # Refine each distinct rough quad once (many maps find the same card), largest first, and
+        # skip quads inside a card already found (its art) - most of the work in a busy frame.
+        refined: list[CardCandidate] = []
+        seen: set[tuple[int, int, int]] = set()
+        order = sorted(range(len(rough)), key=lambda i: -abs(_poly_area(rough[i])))
+        for i in order:
+            q = order_corners(rough[i])
+            area = abs(_poly_area(q))
+            ctr = q.mean(axis=0)
+            key = (int(ctr[0] // 3), int(ctr[1] // 3), int(math.sqrt(area) // 3))
+            if key in seen:
+                continue
+            seen.add(key)
+            short, long = _side_lengths(q)
+            if short * scale < min_side or not (s.aspect_range_px[0] * 0.8 < long / max(short, 1e-6) < s.aspect_range_px[1] * 1.2):
+                continue
+            qf = q * scale + (scale - 1) / 2
+            cf = ctr * scale + (scale - 1) / 2
+            if any(
+                (1.25 < c.area_px / (area * scale * scale) < 1.9 or c.area_px > 5 * area * scale * scale)
+                and cv2.pointPolygonTest(c.corners_px.astype(np.float32), (float(cf[0]), float(cf[1])), True) > 0.1 * math.sqrt(c.area_px)
+                for c in refined
+            ):
+                continue
+            cand = self._refine(image, qf, reach=2.5 * scale + 2.5)
+            if cand is not None:
+                refined.append(cand)
+
+        cards = self._select(refined)
+        split = self._split_touching(image, blobs, scale, cards)
+        if split:
+            cards = self._select(cards + split)
+        if self.table is None and len(cards) >= 3:
+            areas = np.array([c.area_px for c in cards])
+            med = float(np.median(areas[areas >= 0.3 * np.percentile(areas, 90)]))
+            lo, hi = s.relative_area_range
+            cards = [c for c in cards if lo * med <= c.area_px <= hi * med]
+        return cards
+
+    # ------------------------------------------------------------------------------------------
+    def _refine(self, image: np.ndarray, q: np.ndarray, reach: float) -> CardCandidate | None:
+        s = self.settings
+        fit = refine_quad(image, q, reach=reach)
+        if fit is None:
+            return None
+        c = fit.corners
+        if not _convex(c):
+            return None
+        if fit.min_support < s.min_support or fit.support < s.mean_support:
+            return None
+        short, long = _side_lengths(c)
+        if short < s.min_side_px:
+            return None
+        if max(sd.residual_px for sd in fit.sides) > s.max_residual_px * max(1.0, short / 150):
+            return None
+        corners_mm = sigma_mm = None
+        if self.table is not None:
+            corners_mm = self.table.to_mm(c)
+            ms, ml = _side_lengths(corners_mm)
+            cs, cl = sorted(s.card_size_mm)
+            if abs(ms / cs - 1) > s.size_tolerance or abs(ml / cl - 1) > s.size_tolerance:
+                return None
+            sigma_mm = fit.sigma_px * self.table.mm_per_px(c)
+        elif not (s.aspect_range_px[0] <= long / short <= s.aspect_range_px[1]):
+            return None
+        # Score: how much of the outline is clean straight edge.
+        resid = max(sd.residual_px for sd in fit.sides)
+        score = float(np.clip(fit.support, 0, 1) * math.exp(-max(resid - 0.3, 0) / 1.5))
+        order = _order_index(c)
+        cand = CardCandidate(
+            corners_px=c[order],
+            sigma_px=fit.sigma_px[order],
+            score=score,
+            fit=fit,
+            corners_mm=None if corners_mm is None else corners_mm[order],
+            sigma_mm=None if sigma_mm is None else np.asarray(sigma_mm)[order],
+        )
+        return cand
+
+    def _select(self, cands: list[CardCandidate]) -> list[CardCandidate]:
+        """One candidate per card: drop duplicates, art frames inside a card, merged blobs."""
+        import shapely
+
+        if not cands:
+            return []
+        polys = [shapely.Polygon(c.corners_px) for c in cands]
+        n = len(cands)
+        areas = np.array([p.area for p in polys])
+        inter = np.zeros((n, n))
+        tree = shapely.STRtree(polys)
+        for i, j in zip(*tree.query(polys, predicate="intersects")):
+            if i != j:
+                inter[i, j] = polys[i].intersection(polys[j]).area
+        # A quad that holds two or more distinct, non-overlapping candidates is several cards seen
+        # as one blob (touching cards): drop it in favour of its parts.
+        drop = np.zeros(n, bool)
+        for i in range(n):
+            inside = [j for j in range(n) if j != i and inter[i, j] > 0.9 * areas[j] and 0.05 * areas[i] < areas[j] < 0.7 * areas[i]]
+            distinct = [j for j in inside if all(inter[j, k] < 0.2 * min(areas[j], areas[k]) for k in inside if k != j)]
+            if len(distinct) >= 2:
+                drop[i] = True
+        # Larger first: an inner frame of the art is contained in its card and loses to it;
+        # among near-duplicates the better score wins.
+        order = sorted(range(n), key=lambda i: (-round(areas[i] / max(areas.max(), 1), 1), -cands[i].score))
+        kept: list[int] = []
+        for i in order:
+            if drop[i]:
+                continue
+            ok = True
+            for j in kept:
+                iou = inter[i, j] / (areas[i] + areas[j] - inter[i, j] + 1e-9)
+                if iou > 0.6:
+                    if cands[i].score > cands[j].score + 0.1 and abs(areas[i] / areas[j] - 1) < 0.15:
+                        kept.remove(j)  # the same card, fitted better
+                        break
+                    ok = False
+                    break
+                if inter[i, j] > 0.85 * areas[i]:  # inside a kept card: its art, not a card
+                    ok = False
+                    break
+            if ok:
+                kept.append(i)
+        return [cands[i] for i in sorted(kept, key=lambda i: (cands[i].corners_px[:, 1].min(), cands[i].corners_px[:, 0].min()))]
+
+    def _expected_card_px(self, cards: list[CardCandidate], at: np.ndarray) -> tuple[float, float] | None:
+        if self.table is not None:
+            k = float(self.table.mm_per_px(at.reshape(1, 2))[0])
+            a, b = sorted(self.settings.card_size_mm)
+            return a / k, b / k
+        if len(cards) < 2:
+            return None
+        dims = np.array([_side_lengths(c.corners_px) for c in cards])
+        return float(np.median(dims[:, 0])), float(np.median(dims[:, 1]))
+
+    def _split_touching(
+        self, image: np.ndarray, blobs: list[np.ndarray], scale: float, cards: list[CardCandidate]
+    ) -> list[CardCandidate]:
+        """Blobs the size of 2-4 cards in a row, not explained by found cards: cut along the row."""
+        import shapely
+
+        found = shapely.union_all([shapely.Polygon(c.corners_px) for c in cards]) if cards else None
+        out: list[CardCandidate] = []
+        done: list[np.ndarray] = []
+        for cnt in blobs:
+            rect = cv2.minAreaRect(cnt)
+            (cx, cy), (bw, bh), ang = rect
+            if bw * bh <= 0 or cv2.contourArea(cnt) / (bw * bh) < 0.85:
+                continue
+            box = cv2.boxPoints(rect).astype(np.float64) * scale + (scale - 1) / 2
+            poly = shapely.Polygon(box)
+            if found is not None and poly.intersection(found).area > 0.6 * poly.area:
+                continue
+            exp = self._expected_card_px(cards, box.mean(axis=0))
+            if exp is None:
+                continue
+            es, el = exp
+            # box edges: p0->p1 has length bw, p1->p2 length bh (boxPoints order)
+            for k in (2, 3, 4):
+                for along, across, i0 in ((bw * scale, bh * scale, 0), (bh * scale, bw * scale, 1)):
+                    piece = along / k
+                    for ps, pl in ((es, el), (el, es)):
+                        if abs(piece / ps - 1) < 0.15 and abs(across / pl - 1) < 0.12:
+                            out.extend(self._cut(image, box, k, i0, done))
+        return out
+
+    def _cut(self, image: np.ndarray, box: np.ndarray, k: int, i0: int, done: list[np.ndarray]) -> list[CardCandidate]:
+        b = np.roll(box, -i0, axis=0)  # b[0]->b[1] is the side to cut into k pieces
+        res = []
+        for i in range(k):
+            t0, t1 = i / k, (i + 1) / k
+            q = np.array([
+                b[0] + (b[1] - b[0]) * t0,
+                b[0] + (b[1] - b[0]) * t1,
+                b[3] + (b[2] - b[3]) * t1,
+                b[3] + (b[2] - b[3]) * t0,
+            ])
+            q = order_corners(q)
+            if any(np.max(np.abs(q - o)) < 3 for o in done):
+                continue
+            done.append(q)
+            cand = self._refine(image, q, reach=0.06 * np.linalg.norm(b[1] - b[0]) / k + 4)
+            if cand is not None:
+                res.append(cand)
+        return res
+
+
+def _order_index(q: np.ndarray) -> np.ndarray:
+    c = q.mean(axis=0)
+    ang = np.arctan2(q[:, 1] - c[1], q[:, 0] - c[0])
+    idx = np.argsort(ang)
+    start = int(np.argmin((q[idx, 0] + q[idx, 1])))
+    return np.roll(idx, -start)
