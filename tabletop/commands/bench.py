@@ -9,6 +9,7 @@ from tabletop.commands import CommandError
 
 BENCHMARKS = {
     "geometry": "reachability graph build / incremental update vs a naive all-pairs loop",
+    "calibration": "lens, table and projector accuracy on rendered views vs no lens step",
 }
 
 

@@ -1,0 +1,149 @@
+"""Camera intrinsics from several views of the ChArUco board: matrix, distortion, per-view
+errors, outlier views dropped, and which parts of the image still lack corners."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from calibration.board import BoardView
+from calibration.errors import CalibrationError
+
+MIN_VIEWS = 4
+MIN_VIEW_CORNERS = 8
+COVERAGE_GRID = (4, 3)  # columns x rows of image regions
+COVERAGE_MIN_CORNERS = 4  # a region with fewer corners over all views is "still lacking"
+
+
+@dataclass
+class IntrinsicsResult:
+    camera_matrix: np.ndarray
+    distortion: np.ndarray
+    rms_px: float  # over the views kept
+    per_view_rms_px: list[float | None]  # one per input view; None when not used (too few corners)
+    used: list[int]  # indices of the views kept
+    dropped: dict[int, str] = field(default_factory=dict)  # index -> why
+    coverage: np.ndarray = field(
+        default_factory=lambda: np.zeros((0, 0), int)
+    )  # corners per region (rows x cols)
+    image_size: tuple[int, int] = (0, 0)
+
+    def lacking_regions(self) -> list[str]:
+        """Names of the image regions with too few corners, e.g. "top left"."""
+        rows, cols = self.coverage.shape
+        out = []
+        for r in range(rows):
+            for c in range(cols):
+                if self.coverage[r, c] < COVERAGE_MIN_CORNERS:
+                    out.append(region_name(r, c, rows, cols))
+        return out
+
+    def coverage_map(self) -> list[str]:
+        """A small text picture: '#' regions with corners, '.' regions still lacking."""
+        return ["".join("#" if n >= COVERAGE_MIN_CORNERS else "." for n in row) for row in self.coverage]
+
+    def to_step(self) -> dict:
+        return {
+            "rms_px": self.rms_px,
+            "per_view_rms_px": self.per_view_rms_px,
+            "views_used": len(self.used),
+            "views_dropped": {str(k): v for k, v in self.dropped.items()},
+            "regions_lacking": self.lacking_regions(),
+        }
+
+
+def region_name(r: int, c: int, rows: int, cols: int) -> str:
+    v = "top" if r == 0 else "bottom" if r == rows - 1 else "middle"
+    h = (
+        "left"
+        if c == 0
+        else "right"
+        if c == cols - 1
+        else ("centre-left" if c < cols / 2 else "centre-right")
+    )
+    return f"{v} {h}"
+
+
+def coverage(
+    views: list[BoardView], image_size: tuple[int, int], grid: tuple[int, int] = COVERAGE_GRID
+) -> np.ndarray:
+    """Corners seen per image region (rows x cols) over all views."""
+    cols, rows = grid
+    w, h = image_size
+    counts = np.zeros((rows, cols), int)
+    for v in views:
+        c = np.clip((v.corners_px[:, 0] / w * cols).astype(int), 0, cols - 1)
+        r = np.clip((v.corners_px[:, 1] / h * rows).astype(int), 0, rows - 1)
+        np.add.at(counts, (r, c), 1)
+    return counts
+
+
+def calibrate_intrinsics(
+    views: list[BoardView],
+    outlier_factor: float = 3.0,
+    outlier_floor_px: float = 1.0,
+    fix_k3: bool = True,
+) -> IntrinsicsResult:
+    """Calibrate from board views. A view whose reprojection error exceeds `outlier_factor` times the
+    median (and `outlier_floor_px`) is dropped - a blurred or misdetected frame - and the rest refit.
+    k3 stays 0 by default: a webcam's few views cannot pin it down and it then ruins the image corners."""
+    if not views:
+        raise CalibrationError("no views of the board to calibrate from")
+    size = views[0].image_size
+    for v in views:
+        if v.image_size != size:
+            raise CalibrationError(
+                f"the photos differ in size ({size[0]}x{size[1]} and {v.image_size[0]}x{v.image_size[1]}): "
+                "use photos from one camera at one resolution"
+            )
+    dropped: dict[int, str] = {}
+    used = []
+    for i, v in enumerate(views):
+        if len(v) < MIN_VIEW_CORNERS:
+            dropped[i] = f"only {len(v)} corners"
+        else:
+            used.append(i)
+    flags = cv2.CALIB_FIX_K3 if fix_k3 else 0
+    per_view: list[float | None] = [None] * len(views)
+    for _ in range(3):
+        if len(used) < MIN_VIEWS:
+            raise CalibrationError(
+                f"{len(used)} usable views of the board; at least {MIN_VIEWS} are needed "
+                "(show the whole board from different angles and in different parts of the image)"
+            )
+        obj = [
+            np.column_stack([views[i].corners_mm, np.zeros(len(views[i]))]).astype(np.float32) for i in used
+        ]
+        img = [views[i].corners_px.astype(np.float32).reshape(-1, 1, 2) for i in used]
+        criteria = (cv2.TERM_CRITERIA_COUNT + cv2.TERM_CRITERIA_EPS, 100, 1e-10)
+        rms, k, d, _r, _t, _si, _se, errs = cv2.calibrateCameraExtended(
+            obj, img, size, None, None, flags=flags, criteria=criteria
+        )
+        errs = np.asarray(errs, dtype=float).ravel()
+        limit = max(outlier_factor * float(np.median(errs)), outlier_floor_px)
+        bad = [i for i, e in zip(used, errs) if e > limit]
+        for i, e in zip(used, errs):
+            per_view[i] = float(e)
+        if not bad or len(used) - len(bad) < MIN_VIEWS:
+            break
+        for i in bad:
+            dropped[i] = f"reprojection {per_view[i]:.2f} px (limit {limit:.2f} px)"
+            per_view[i] = None
+        used = [i for i in used if i not in bad]
+    fx = float(k[0, 0])
+    if not (0.1 * size[0] < fx < 20 * size[0]) or not np.all(np.isfinite(d)):
+        raise CalibrationError(
+            "the lens calibration did not converge: take more views, tilted in different directions"
+        )
+    return IntrinsicsResult(
+        camera_matrix=np.asarray(k, dtype=float),
+        distortion=np.asarray(d, dtype=float).ravel()[:5],
+        rms_px=float(rms),
+        per_view_rms_px=per_view,
+        used=used,
+        dropped=dropped,
+        coverage=coverage([views[i] for i in used], size),
+        image_size=size,
+    )

@@ -1,0 +1,260 @@
+"""The table plane: one view of the board lying flat -> image-to-table-mm homography.
+
+Table frame (RULINGS, "Geometry and units"): mm, origin at the left end of the contestant edge,
++x along it to the right, +y away from the players. The board's reference corner is the
+bottom-left outer corner of its chessboard as the printed page reads (ruler and text at the
+bottom, toward the player); by default it is the table origin, with the board's bottom edge
+along +x. The user may give where that corner lies (mm) and the board's rotation (degrees,
+counter-clockwise seen from above).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from calibration.board import BoardSpec, BoardView
+from calibration.errors import CalibrationError
+from calibration.file import Calibration
+from calibration.lens import apply_homography, distort_pixels, undistort_pixels
+
+HOLDOUT_FOLDS = 5
+SCALE_TOLERANCE = 0.01  # a print more than 1 % off would move a 63 mm reach by 0.6 mm
+
+
+@dataclass(frozen=True)
+class BoardPlacement:
+    """Where the board's reference corner lies on the table (mm) and its rotation (degrees CCW)."""
+
+    origin_mm: tuple[float, float] = (0.0, 0.0)
+    rotation_deg: float = 0.0
+
+    def board_to_table(self, spec: BoardSpec) -> np.ndarray:
+        """3 x 3 affine map from board-frame mm (y down the page) to table mm."""
+        h_b = spec.size_mm[1]
+        flip = np.array([[1.0, 0, 0], [0, -1.0, h_b], [0, 0, 1]])  # y up from the bottom edge
+        a = math.radians(self.rotation_deg)
+        rot = np.array(
+            [
+                [math.cos(a), -math.sin(a), self.origin_mm[0]],
+                [math.sin(a), math.cos(a), self.origin_mm[1]],
+                [0, 0, 1],
+            ]
+        )
+        return rot @ flip
+
+
+@dataclass
+class TableFit:
+    image_to_table: np.ndarray  # undistorted px -> table mm
+    board_to_image: np.ndarray  # board mm -> undistorted px
+    fit_rms_mm: float
+    holdout_rms_mm: float
+    holdout_max_mm: float
+    corners: int
+    used_lens: bool
+
+    def to_step(self) -> dict:
+        return {
+            "fit_rms_mm": self.fit_rms_mm,
+            "holdout_rms_mm": self.holdout_rms_mm,
+            "holdout_max_mm": self.holdout_max_mm,
+            "corners": self.corners,
+            "undistorted": self.used_lens,
+        }
+
+
+def _board_to_image(board_mm: np.ndarray, ideal_px: np.ndarray, matrix: np.ndarray | None) -> np.ndarray:
+    """Homography board mm -> undistorted px. With a known lens: the 6-dof pose (it extrapolates far
+    beyond the board much better than a free 8-dof homography); without: a plain homography."""
+    if matrix is None:
+        h, _ = cv2.findHomography(board_mm, ideal_px, 0)
+        if h is None:
+            raise CalibrationError("the board corners do not fit a plane: take the table photo again")
+        return h
+    obj = np.column_stack([board_mm, np.zeros(len(board_mm))]).astype(np.float64)
+    ok, rvec, tvec = cv2.solvePnP(obj, ideal_px.astype(np.float64), matrix, None, flags=cv2.SOLVEPNP_IPPE)
+    if not ok:
+        raise CalibrationError("could not find the board's pose: take the table photo again")
+    rvec, tvec = cv2.solvePnPRefineLM(obj, ideal_px.astype(np.float64), matrix, None, rvec, tvec)
+    r = cv2.Rodrigues(rvec)[0]
+    h = matrix @ np.column_stack([r[:, 0], r[:, 1], tvec.ravel()])
+    return h / h[2, 2]
+
+
+def fit_table(
+    view: BoardView,
+    spec: BoardSpec,
+    placement: BoardPlacement = BoardPlacement(),  # noqa: B008  (frozen, immutable)
+    camera_matrix: np.ndarray | None = None,
+    distortion: np.ndarray | None = None,
+) -> TableFit:
+    """Fit image -> table from one view of the board lying flat; report the error at corners held
+    out of the fit (5-fold: each corner is predicted by a fit that never saw it)."""
+    if len(view) < 8:
+        raise CalibrationError(f"only {len(view)} board corners seen; the table step needs 8 or more")
+    ideal = (
+        view.corners_px
+        if camera_matrix is None
+        else undistort_pixels(view.corners_px, camera_matrix, distortion)
+    )
+    b2t = placement.board_to_table(spec)
+    table_mm = apply_homography(b2t, view.corners_mm)
+
+    def fit(idx: np.ndarray) -> np.ndarray:
+        b2i = _board_to_image(view.corners_mm[idx], ideal[idx], camera_matrix)
+        h = b2t @ np.linalg.inv(b2i)
+        return h / h[2, 2]
+
+    everything = np.arange(len(view))
+    b2i = _board_to_image(view.corners_mm, ideal, camera_matrix)
+    image_to_table = b2t @ np.linalg.inv(b2i)
+    image_to_table /= image_to_table[2, 2]
+    fit_err = np.linalg.norm(apply_homography(image_to_table, ideal) - table_mm, axis=1)
+    held = np.zeros(len(view))
+    for k in range(HOLDOUT_FOLDS):
+        out = everything[everything % HOLDOUT_FOLDS == k]
+        keep = everything[everything % HOLDOUT_FOLDS != k]
+        if len(out) == 0 or len(keep) < 6:
+            continue
+        held[out] = np.linalg.norm(apply_homography(fit(keep), ideal[out]) - table_mm[out], axis=1)
+    return TableFit(
+        image_to_table=image_to_table,
+        board_to_image=b2i,
+        fit_rms_mm=float(np.sqrt(np.mean(fit_err**2))),
+        holdout_rms_mm=float(np.sqrt(np.mean(held**2))),
+        holdout_max_mm=float(held.max()),
+        corners=len(view),
+        used_lens=camera_matrix is not None,
+    )
+
+
+def visible_extent(cal: Calibration, samples: int = 60) -> dict:
+    """The table the camera sees: the image border mapped to mm (points beyond the horizon dropped)."""
+    w, h = cal.image_size
+    t = np.linspace(0, 1, samples)
+    border = np.concatenate(
+        [
+            np.column_stack([t * (w - 1), np.zeros_like(t)]),
+            np.column_stack([np.full_like(t, w - 1), t * (h - 1)]),
+            np.column_stack([(1 - t) * (w - 1), np.full_like(t, h - 1)]),
+            np.column_stack([np.zeros_like(t), (1 - t) * (h - 1)]),
+        ]
+    )
+    ideal = cal.undistort(border)
+    hm = cal.image_to_table
+    wgt = ideal @ hm[2, :2] + hm[2, 2]
+    centre_w = np.array([(w - 1) / 2, (h - 1) / 2]) @ hm[2, :2] + hm[2, 2]
+    ok = wgt * centre_w > 0  # same side of the horizon as the image centre
+    mm = apply_homography(hm, ideal[ok])
+    far = np.linalg.norm(mm - apply_homography(hm, np.array([[(w - 1) / 2, (h - 1) / 2]])), axis=1) < 20000
+    mm = mm[far]
+    if len(mm) < 3:
+        raise CalibrationError("the camera sees almost no table: point it down at the table")
+    return {
+        "min": mm.min(axis=0).round(1).tolist(),
+        "max": mm.max(axis=0).round(1).tolist(),
+        "outline": mm[::4].round(1).tolist(),
+    }
+
+
+def typical_corner_sigma_mm(cal: Calibration, grid: int = 9) -> float:
+    """Median corner sigma over the image's grid points that see the table."""
+    w, h = cal.image_size
+    u, v = np.meshgrid(np.linspace(0.05, 0.95, grid) * w, np.linspace(0.05, 0.95, grid) * h)
+    pts = np.column_stack([u.ravel(), v.ravel()])
+    s = cal.corner_sigma_mm_at(pts)
+    s = s[np.isfinite(s) & (s < 50)]
+    return float(np.median(s)) if len(s) else float("nan")
+
+
+# ---- is the board printed at the right scale? ------------------------------------------------
+def check_measured_scale(
+    spec: BoardSpec, measured_square_mm: float | None = None, measured_bar_mm: float | None = None
+) -> float:
+    """Printed scale from what the user measured with a ruler; raise when it is more than 1 % off."""
+    if measured_square_mm is not None:
+        scale, what, want = measured_square_mm / spec.square_mm, "a square", spec.square_mm
+    elif measured_bar_mm is not None:
+        scale, what, want = measured_bar_mm / spec.ruler_mm, "the ruler bar", spec.ruler_mm
+    else:
+        return 1.0
+    if not 0.5 < scale < 2.0:
+        raise CalibrationError(
+            f"{what} measured {want * scale:.1f} mm but should be {want:.1f} mm: is that the right board?"
+        )
+    if abs(scale - 1) > SCALE_TOLERANCE:
+        raise CalibrationError(
+            _scale_message(scale, f"{what} measures {want * scale:.1f} mm instead of {want:.1f} mm")
+        )
+    return scale
+
+
+def _scale_message(scale: float, evidence: str) -> str:
+    return (
+        f"the board was printed at {scale * 100:.1f} % of its size ({evidence}): reprint it at 100 % "
+        "('actual size', no 'fit to page'), or pass --use-measured-size with the measured size"
+    )
+
+
+@dataclass
+class PageCheck:
+    scale: float | None  # board scale from the page edges; None when the page edges were not found
+    reason: str
+
+    def raise_if_wrong(self) -> None:
+        if self.scale is not None and abs(self.scale - 1) > SCALE_TOLERANCE:
+            raise CalibrationError(_scale_message(self.scale, "judged from the edges of the paper around it"))
+
+
+def check_page_scale(
+    image: np.ndarray,
+    spec: BoardSpec,
+    board_to_image: np.ndarray,
+    camera_matrix: np.ndarray | None = None,
+    distortion: np.ndarray | None = None,
+    px_per_mm: float = 2.0,
+) -> PageCheck:
+    """Judge the print scale from the paper around the board: paper keeps its size (A4, Letter)
+    when a printer shrinks the picture, so the page measured in board units reveals the scale.
+    Needs the whole page in view on a table darker than paper; otherwise it says so and gives no scale."""
+    if spec.paper_mm is None:
+        return PageCheck(None, "the board spec names no paper size")
+    pw, ph = spec.paper_mm
+    bw, bh = spec.size_mm
+    # Region in board units wide enough for a print anywhere between 80 % and 120 % scale.
+    x0, x1 = -(pw - bw) * 1.3 - 10, bw + (pw - bw) * 1.3 + 10
+    y0, y1 = -(ph - bh) * 1.3 - 10, bh + (ph - bh) * 1.3 + 10
+    nx, ny = int((x1 - x0) * px_per_mm), int((y1 - y0) * px_per_mm)
+    gx, gy = np.meshgrid(x0 + (np.arange(nx) + 0.5) / px_per_mm, y0 + (np.arange(ny) + 0.5) / px_per_mm)
+    ideal = apply_homography(board_to_image, np.column_stack([gx.ravel(), gy.ravel()]))
+    px = ideal if camera_matrix is None else distort_pixels(ideal, camera_matrix, distortion)
+    mx = px[:, 0].reshape(ny, nx).astype(np.float32)
+    my = px[:, 1].reshape(ny, nx).astype(np.float32)
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    h, w = gray.shape
+    inside = (mx >= 0) & (mx <= w - 1) & (my >= 0) & (my <= h - 1)
+    rect = cv2.remap(gray, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    _, bright = cv2.threshold(rect, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    k = int(12 * px_per_mm) | 1  # fills the board's black squares, the ruler and the text
+    paper = cv2.morphologyEx(bright, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    _, labels = cv2.connectedComponents((paper > 0).astype(np.uint8))
+    # Paper 3 mm left of the board (every layout leaves a wider margin than that).
+    label = labels[int((bh / 2 - y0) * px_per_mm), int((-3 - x0) * px_per_mm)]
+    if label == 0:
+        return PageCheck(None, "the paper around the board was not found")
+    mask = labels == label
+    ring = cv2.dilate(mask.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+    if np.any(ring & ~inside) or mask[0].any() or mask[-1].any() or mask[:, 0].any() or mask[:, -1].any():
+        return PageCheck(None, "the whole sheet of paper is not in view, or the table is as bright as paper")
+    rows = mask[int((0 - y0) * px_per_mm) : int((bh - y0) * px_per_mm)]
+    cols = mask[:, int((0 - x0) * px_per_mm) : int((bw - x0) * px_per_mm)]
+    width = np.median([r.nonzero()[0][[0, -1]] @ [-1, 1] + 1 for r in rows if r.any()]) / px_per_mm
+    height = np.median([c.nonzero()[0][[0, -1]] @ [-1, 1] + 1 for c in cols.T if c.any()]) / px_per_mm
+    sx, sy = pw / width, ph / height
+    if abs(sx - sy) > 0.015:
+        return PageCheck(None, f"the paper's edges are unclear (width says {sx:.3f}, height says {sy:.3f})")
+    return PageCheck(float((sx + sy) / 2), f"paper measures {width:.1f} x {height:.1f} board-mm")
