@@ -54,7 +54,11 @@ def test_z_mask_minion_flips_a_card_he_could_move_to_and_he_makes_its_choices():
 
 
 def test_z_mask_minion_teleporter_moves_z_mask_not_the_minion():
-    game = build(SIX, powers=True, spaces={"S1": ("Teleporter", above("ann"), False), "S2": ("Empty Lair", (300.0, 500.0), True)})
+    game = build(
+        SIX,
+        powers=True,
+        spaces={"S1": ("Teleporter", above("ann"), False), "S2": ("Empty Lair", (300.0, 500.0), True)},
+    )
     game.apply(SendMinion("ann", "S1"))
     game.apply(ChooseTarget("ann", ("S2",)))
     assert game.position("ann") == "S2"
@@ -68,7 +72,11 @@ def test_z_mask_minion_only_flips_face_down_cards_in_reach_once_per_turn_before_
     game.apply(SendMinion("ann", "S1"))
     refuse(game, SendMinion("ann", "S1"), "power_used")
     game.apply(Move("ann", "S3"))
-    refuse(build(SIX, powers=True, step="add", spaces={"S1": ("Empty Lair", above("ann"), False)}), SendMinion("ann", "S1"), "wrong_step")
+    refuse(
+        build(SIX, powers=True, step="add", spaces={"S1": ("Empty Lair", above("ann"), False)}),
+        SendMinion("ann", "S1"),
+        "wrong_step",
+    )
 
 
 def test_z_mask_minion_trapdoor_drops_pawns_on_it_but_z_mask_stays():
@@ -78,9 +86,11 @@ def test_z_mask_minion_trapdoor_drops_pawns_on_it_but_z_mask_stays():
 
 
 def test_badmahn_draws_one_card_after_placing_his_third_card_in_one_add_step():
-    game = build(SIX, powers=True, current="bob", step="add", hands={"bob": ["Empty Lair"] * 5}, deck_top=["Bomb"])
+    game = build(
+        SIX, powers=True, current="bob", step="add", hands={"bob": ["Empty Lair"] * 5}, deck_top=["Bomb"]
+    )
     xs = [850.0, 950.0, 1050.0, 1150.0]
-    for i, x in enumerate(xs[:3]):
+    for x in xs[:3]:
         events = game.apply(PlaceCard("bob", corners_at(x, 250.0), card=game.hand("bob")[0]))
     assert "power_used" in types(events) and event(events, "cards_drawn").public["count"] == 1
     bomb = next(c for c in game.hand("bob") if game.card_name(c) == "Bomb")
@@ -118,7 +128,13 @@ def test_mysterious_m_may_skip_the_peek():
 
 
 def test_ms_fyre_plays_a_card_from_hand_instead_of_moving():
-    game = build(SIX, powers=True, current="dan", hands={"dan": ["Supply Drop"]}, spaces={"S1": ("Empty Lair", above("dan"), True)})
+    game = build(
+        SIX,
+        powers=True,
+        current="dan",
+        hands={"dan": ["Supply Drop"]},
+        spaces={"S1": ("Empty Lair", above("dan"), True)},
+    )
     events = game.apply(PlayCard("dan", game.hand("dan")[0]))
     assert event(events, "card_played").public == {"player": "dan", "name": "Supply Drop"}
     assert len(game.hand("dan")) == 2 and game.step == "add" and game.card_count() == 47
@@ -135,7 +151,13 @@ def test_ms_fyre_bomb_destroys_her_own_space_and_those_within_reach_so_she_falls
 
 
 def test_ms_fyre_cannot_play_after_moving():
-    game = build(SIX, powers=True, current="dan", hands={"dan": ["Bomb"]}, spaces={"S1": ("Empty Lair", above("dan"), False)})
+    game = build(
+        SIX,
+        powers=True,
+        current="dan",
+        hands={"dan": ["Bomb"]},
+        spaces={"S1": ("Empty Lair", above("dan"), False)},
+    )
     game.apply(Move("dan", "S1"))
     refuse(game, PlayCard("dan", game.hand("dan")[0]), "wrong_step")
 
@@ -146,7 +168,11 @@ def test_plutonian_poacher_draws_a_face_up_unoccupied_space_publicly():
                  pawns={"ann": "S2"})  # fmt: skip
     refuse(game, Draw("eve", "S2"), "occupied")
     events = game.apply(Draw("eve", "S1"))
-    assert event(events, "card_taken_from_table").public == {"player": "eve", "space": "S1", "name": "Laser Gun"}
+    assert event(events, "card_taken_from_table").public == {
+        "player": "eve",
+        "space": "S1",
+        "name": "Laser Gun",
+    }
     assert game.card_name(game.hand("eve")[0]) == "Laser Gun" and game.current == "fay"
 
 
@@ -163,7 +189,11 @@ def test_monster_nash_moves_onto_a_face_down_space_without_flipping():
     game = build(SIX, powers=True, current="fay",
                  spaces={"S1": ("Bomb", above("fay"), False), "S2": ("Empty Lair", above("fay", 212), False)})  # fmt: skip
     events = game.apply(Move("fay", "S1", flip=False))
-    assert "space_flipped" not in types(events) and not game.spaces["S1"].face_up and game.position("fay") == "S1"
+    assert (
+        "space_flipped" not in types(events)
+        and not game.spaces["S1"].face_up
+        and game.position("fay") == "S1"
+    )
 
 
 def test_monster_nash_must_flip_when_leaving_a_face_down_space():
