@@ -160,8 +160,8 @@ class CardDetector:
         scale = max(1.0, max(h, w) / WORK_LONG_SIDE)
         small = cv2.resize(image, (round(w / scale), round(h / scale)), interpolation=cv2.INTER_AREA) if scale > 1 else image
         s = self.settings
-        # A card narrower than 1/40 of the frame is too small to measure anyway.
-        min_side = max(s.min_side_px, max(h, w) / 40)
+        # A card narrower than 1/70 of the frame is too small to measure anyway.
+        min_side = max(s.min_side_px, max(h, w) / 70)
         min_area_small = (min_side / scale) ** 2 * s.aspect_range_px[0]
         max_area_small = small.shape[0] * small.shape[1] / 3
 
@@ -203,9 +203,7 @@ class CardDetector:
                 for c in refined
             ):
                 continue
-            cand = self._refine(image, qf, reach=2.5 * scale + 2.5)
-            if cand is not None:
-                refined.append(cand)
+            refined.extend(self._refine(image, qf, reach=2.5 * scale + 2.5))
 
         cards = self._select(refined)
         split = self._split_touching(image, blobs, scale, cards)
@@ -219,44 +217,59 @@ class CardDetector:
         return cards
 
     # ------------------------------------------------------------------------------------------
-    def _refine(self, image: np.ndarray, q: np.ndarray, reach: float) -> CardCandidate | None:
+    def _refine(self, image: np.ndarray, q: np.ndarray, reach: float, grow: bool = True) -> list[CardCandidate]:
+        """Refined card(s) for a rough quad: the quad itself if it is a card, and the card around
+        it when the quad is an inner frame of the card's art (a border printed on the card)."""
         s = self.settings
         fit = refine_quad(image, q, reach=reach)
         if fit is None:
-            return None
+            return []
         c = fit.corners
-        if not _convex(c):
-            return None
-        if fit.min_support < s.min_support or fit.support < s.mean_support:
-            return None
+        if not _convex(c) or fit.min_support < s.min_support or fit.support < s.mean_support:
+            return []
         short, long = _side_lengths(c)
         if short < s.min_side_px:
-            return None
+            return []
         if max(sd.residual_px for sd in fit.sides) > s.max_residual_px * max(1.0, short / 150):
-            return None
+            return []
+        out: list[CardCandidate] = []
         corners_mm = sigma_mm = None
+        margins: list[float] = []
         if self.table is not None:
             corners_mm = self.table.to_mm(c)
             ms, ml = _side_lengths(corners_mm)
             cs, cl = sorted(s.card_size_mm)
-            if abs(ms / cs - 1) > s.size_tolerance or abs(ml / cl - 1) > s.size_tolerance:
-                return None
-            sigma_mm = fit.sigma_px * self.table.mm_per_px(c)
-        elif not (s.aspect_range_px[0] <= long / short <= s.aspect_range_px[1]):
-            return None
-        # Score: how much of the outline is clean straight edge.
-        resid = max(sd.residual_px for sd in fit.sides)
-        score = float(np.clip(fit.support, 0, 1) * math.exp(-max(resid - 0.3, 0) / 1.5))
-        order = _order_index(c)
-        cand = CardCandidate(
-            corners_px=c[order],
-            sigma_px=fit.sigma_px[order],
-            score=score,
-            fit=fit,
-            corners_mm=None if corners_mm is None else corners_mm[order],
-            sigma_mm=None if sigma_mm is None else np.asarray(sigma_mm)[order],
-        )
-        return cand
+            ok = abs(ms / cs - 1) <= s.size_tolerance and abs(ml / cl - 1) <= s.size_tolerance
+            border_mm = ((cs - ms) + (cl - ml)) / 4
+            if not ok and 0.6 * cs < ms < cs and 0.6 * cl < ml < cl and border_mm > 0.5:
+                margins = [border_mm / float(np.mean(self.table.mm_per_px(c)))]
+            if ok:
+                sigma_mm = self.table.sigma_mm(c, fit.sigma_px)
+            else:
+                corners_mm = None
+        else:
+            ok = s.aspect_range_px[0] <= long / short <= s.aspect_range_px[1]
+            margins = [short * k for k in (0.04, 0.08, 0.13)] if ok else []
+        if ok:
+            resid = max(sd.residual_px for sd in fit.sides)
+            score = float(np.clip(fit.support, 0, 1) * math.exp(-max(resid - 0.3, 0) / 1.5))
+            order = _order_index(c)
+            out.append(
+                CardCandidate(
+                    corners_px=c[order],
+                    sigma_px=fit.sigma_px[order],
+                    score=score,
+                    fit=fit,
+                    corners_mm=None if corners_mm is None else corners_mm[order],
+                    sigma_mm=None if sigma_mm is None else np.asarray(sigma_mm)[order],
+                )
+            )
+        if grow:
+            for m in margins:
+                bigger = _offset_quad(c, m)
+                if bigger is not None:
+                    out.extend(self._refine(image, bigger, reach=max(0.35 * m, 2.5), grow=False))
+        return out
 
     def _select(self, cands: list[CardCandidate]) -> list[CardCandidate]:
         """One candidate per card: drop duplicates, art frames inside a card, merged blobs."""
@@ -359,9 +372,7 @@ class CardDetector:
             if any(np.max(np.abs(q - o)) < 3 for o in done):
                 continue
             done.append(q)
-            cand = self._refine(image, q, reach=0.06 * np.linalg.norm(b[1] - b[0]) / k + 4)
-            if cand is not None:
-                res.append(cand)
+            res.extend(self._refine(image, q, reach=0.06 * np.linalg.norm(b[1] - b[0]) / k + 4))
         return res
 
 
@@ -371,3 +382,25 @@ def _order_index(q: np.ndarray) -> np.ndarray:
     idx = np.argsort(ang)
     start = int(np.argmin((q[idx, 0] + q[idx, 1])))
     return np.roll(idx, -start)
+
+
+def _offset_quad(q: np.ndarray, margin: float) -> np.ndarray | None:
+    """The quad with every side moved outward by `margin` px (corners re-intersected)."""
+    ctr = q.mean(axis=0)
+    lines = []
+    for i in range(4):
+        p0, p1 = q[i], q[(i + 1) % 4]
+        d = (p1 - p0) / (np.linalg.norm(p1 - p0) + 1e-9)
+        n = np.array([-d[1], d[0]])
+        if (p0 - ctr) @ n < 0:
+            n = -n
+        lines.append((p0 + n * margin, d))
+    out = []
+    for i in range(4):
+        (c1, d1), (c2, d2) = lines[(i - 1) % 4], lines[i]
+        a = np.array([d1, -d2]).T
+        if abs(np.linalg.det(a)) < 1e-6:
+            return None
+        t = np.linalg.solve(a, c2 - c1)
+        out.append(c1 + t[0] * d1)
+    return np.array(out)

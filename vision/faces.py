@@ -1,0 +1,175 @@
+"""Face up or down, and which card: compare a card's rectified image with enrolled images.
+
+Every card is warped to a small upright rectangle (portrait, long edge vertical) and compared,
+in both half-turn orientations, with the enrolled back and faces. Each colour channel is
+normalised (mean and spread) so exposure and white balance do not matter, and the distance is a
+trimmed mean over pixels - the worst quarter is ignored - so partial glare or a pawn standing on
+the card does not matter either.
+
+The bundled default library is the synthetic renderer's art (`vision.synthetic.art`); enrol a
+real deck with `FaceLibrary.enroll` (`tabletop enroll-faces FOLDER`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+DESC_SIZE = (24, 34)  # width, height of the compared image (portrait)
+STORE_SIZE = (126, 176)  # enrolled images are kept at this size (2 px/mm for 63 x 88)
+MARGIN = 0.06  # fraction of each side left out (the card's edge, the rounded corners)
+TRIM = 0.75  # fraction of pixels (the most similar) that count
+# Distance (normalised units) below which a card is the enrolled back / an enrolled face.
+BACK_MATCH = 0.55
+FACE_MATCH = 0.6
+# A back farther than this is surely not the back: the card is face up even if its face is unknown.
+NOT_BACK = 0.85
+
+
+def rectify(image: np.ndarray, corners_px: np.ndarray, size: tuple[int, int] = STORE_SIZE) -> np.ndarray:
+    """The card warped upright to `size` (w, h portrait). Which end is up is not known (half turn)."""
+    q = np.asarray(corners_px, dtype=np.float32).reshape(4, 2)
+    s01 = np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[3] - q[2])
+    s12 = np.linalg.norm(q[2] - q[1]) + np.linalg.norm(q[0] - q[3])
+    if s01 > s12:  # q0->q1 is a long edge: start one corner later so the top edge is short
+        q = np.roll(q, -1, axis=0)
+    w, h = size
+    dst = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float32)
+    m = cv2.getPerspectiveTransform(q, dst)
+    return cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_AREA if w < 60 else cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def descriptor(card_img: np.ndarray) -> np.ndarray:
+    """Normalised Lab image (DESC_SIZE, float32) of an upright card image."""
+    h, w = card_img.shape[:2]
+    mx, my = int(round(w * MARGIN)), int(round(h * MARGIN))
+    inner = card_img[my : h - my, mx : w - mx]
+    small = cv2.resize(inner, DESC_SIZE, interpolation=cv2.INTER_AREA)
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab).astype(np.float32)
+    lab -= lab.reshape(-1, 3).mean(axis=0)
+    # One spread for the lightness, one shared by the two colour axes (a grey card keeps grey).
+    lab[..., 0] /= lab[..., 0].std() + 4.0
+    lab[..., 1:] /= lab[..., 1:].std() + 4.0
+    return lab
+
+
+def distance(a: np.ndarray, b: np.ndarray) -> float:
+    d = np.sqrt(((a - b) ** 2).sum(axis=2)).ravel()
+    k = int(len(d) * TRIM)
+    return float(np.partition(d, k)[:k].mean())
+
+
+@dataclass(frozen=True)
+class FaceReading:
+    face: str  # "up" | "down" | "unknown"
+    name: str | None
+    back_distance: float
+    face_distance: float
+    upside_down: bool  # the name reads from the other end (half turn) - for overlays
+
+
+class FaceLibrary:
+    """Enrolled card back and faces."""
+
+    def __init__(self) -> None:
+        self.back: np.ndarray | None = None  # stored upright image
+        self.faces: dict[str, np.ndarray] = {}
+        self._desc: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._back_desc: tuple[np.ndarray, np.ndarray] | None = None
+
+    # ---- building ------------------------------------------------------------------------------
+    def set_back(self, card_img: np.ndarray) -> None:
+        self.back = _store(card_img)
+        self._back_desc = _both(self.back)
+
+    def add_face(self, name: str, card_img: np.ndarray) -> None:
+        if not name or not name.strip():
+            raise ValueError("a card face needs a name")
+        self.faces[name] = _store(card_img)
+        self._desc[name] = _both(self.faces[name])
+
+    def enroll(self, name: str, photo: np.ndarray, detector=None) -> None:
+        """Learn one card from a photo of it alone on the table (or a tight scan of it).
+
+        `name` "back" sets the back. The card is found with the detector; a photo in which no
+        card is found is taken as a scan of the card itself.
+        """
+        img = photo
+        if detector is not None:
+            cards = detector.detect(photo)
+            if len(cards) > 1:
+                raise ValueError(f"the photo for {name!r} shows {len(cards)} cards; enrol one card at a time")
+            if cards:
+                img = rectify(photo, cards[0].corners_px)
+        if name.lower() == "back":
+            self.set_back(img)
+        else:
+            self.add_face(name, img)
+
+    @classmethod
+    def default(cls) -> FaceLibrary:
+        """The synthetic renderer's art: the bundled default deck."""
+        from vision.synthetic.art import all_faces, back_image
+
+        lib = cls()
+        lib.set_back(back_image())
+        for name, img in all_faces().items():
+            lib.add_face(name, img)
+        return lib
+
+    def save(self, path: str | Path) -> None:
+        arrays = {f"face:{n}": img for n, img in self.faces.items()}
+        if self.back is not None:
+            arrays["back"] = self.back
+        with open(path, "wb") as fh:
+            np.savez_compressed(fh, **arrays)
+
+    @classmethod
+    def load(cls, path: str | Path) -> FaceLibrary:
+        try:
+            data = np.load(path, allow_pickle=False)
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"face library {path} cannot be read ({exc}); enrol the faces again") from None
+        lib = cls()
+        for key in data.files:
+            if key == "back":
+                lib.set_back(data[key])
+            elif key.startswith("face:"):
+                lib.add_face(key[5:], data[key])
+        if lib.back is None and not lib.faces:
+            raise ValueError(f"face library {path} holds no back and no faces; enrol the faces again")
+        return lib
+
+    # ---- reading -------------------------------------------------------------------------------
+    def read(self, image: np.ndarray, corners_px: np.ndarray) -> FaceReading:
+        d = descriptor(rectify(image, corners_px, (DESC_SIZE[0] * 3, DESC_SIZE[1] * 3)))
+        back_d = min(distance(d, b) for b in self._back_desc) if self._back_desc else np.inf
+        best, best_d, flip = None, np.inf, False
+        for name, (up, down) in self._desc.items():
+            du, dd = distance(d, up), distance(d, down)
+            if min(du, dd) < best_d:
+                best, best_d, flip = name, min(du, dd), dd < du
+        if back_d < BACK_MATCH and back_d < best_d:
+            return FaceReading("down", None, back_d, best_d, False)
+        if best_d < FACE_MATCH and best_d < back_d:
+            return FaceReading("up", best, back_d, best_d, flip)
+        if back_d > NOT_BACK or self._back_desc is None:
+            return FaceReading("up", None, back_d, best_d, False)
+        return FaceReading("unknown", None, back_d, best_d, False)
+
+
+def _store(card_img: np.ndarray) -> np.ndarray:
+    img = np.asarray(card_img)
+    if img.ndim == 2:
+        img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
+    h, w = img.shape[:2]
+    if w > h:
+        img = cv2.rotate(img, cv2.ROTATE_90_CLOCKWISE)
+    return cv2.resize(img, STORE_SIZE, interpolation=cv2.INTER_AREA)
+
+
+def _both(img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return descriptor(img), descriptor(cv2.rotate(img, cv2.ROTATE_180))
