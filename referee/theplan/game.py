@@ -355,7 +355,7 @@ class ThePlanGame:
             for p in s.config.players:
                 dealt_counts[p] = min(counts[p], left)
                 left -= dealt_counts[p]
-            self._emit("plans_dealt", {"counts": dealt_counts, "round": s.round + 1})
+            self._emit("plans_dealt", {"counts": dealt_counts})
             return
         deck = list(s.plan_deck)
         dealt = {}
@@ -363,7 +363,7 @@ class ThePlanGame:
             dealt[p], deck = deck[: counts[p]], deck[counts[p] :]
         self._emit(
             "plans_dealt",
-            {"counts": {p: len(dealt[p]) for p in s.config.players}, "round": s.round + 1},
+            {"counts": {p: len(dealt[p]) for p in s.config.players}},
             {p: {"plans": dealt[p]} for p in s.config.seats},
             {"plans": {g: dealt[g] for g in s.config.ghosts}} if s.config.ghosts else None,
         )
