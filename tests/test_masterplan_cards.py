@@ -10,13 +10,14 @@ from test_masterplan_support import build, corners_at, event, state, types
 from referee.masterplan import (
     TROPHY,
     ChooseTarget,
+    ConfirmMeasurement,
     DeckError,
     Move,
     ReportPositions,
     RuleViolation,
     SkipStep,
-    default_deck,
     deck_from_dict,
+    default_deck,
     load_deck,
 )
 
@@ -72,14 +73,26 @@ def test_deck_file_rejects_duplicate_names_wrong_version_and_bad_json(tmp_path):
 def test_a_group_can_rebalance_the_deck_in_the_file_without_code(tmp_path):
     data = default_deck().to_dict()
     data["cards"] = [c for c in data["cards"] if c["name"] != "Tripwire"]
-    data["cards"].append({"name": "Jetpack", "count": 5, "kind": "prize", "effect": [{"do": "extra_move"}, {"do": "draw", "n": 1}]})
+    data["cards"].append(
+        {
+            "name": "Jetpack",
+            "count": 5,
+            "kind": "prize",
+            "effect": [{"do": "extra_move"}, {"do": "draw", "n": 1}],
+        }
+    )
     path = tmp_path / "deck.json"
     path.write_text(json.dumps(data))
     deck = load_deck(path)
     assert deck.size == 47 - 4 + 5 and deck.card("Jetpack").effect[1].n == 1
     from referee.masterplan import MasterPlanConfig, MasterPlanGame, Seat
 
-    game, _ = MasterPlanGame.setup(MasterPlanConfig(seats=(Seat("a", "Z-Mask"), Seat("b", "Ms. Fyre"), Seat("c", "Monster Nash")), deck=deck), 1)
+    game, _ = MasterPlanGame.setup(
+        MasterPlanConfig(
+            seats=(Seat("a", "Z-Mask"), Seat("b", "Ms. Fyre"), Seat("c", "Monster Nash")), deck=deck
+        ),
+        1,
+    )
     assert game.card_count() == 48 and "Jetpack" in game.card_names
 
 
@@ -116,10 +129,16 @@ def test_bomb_chain_with_several_pawns_all_fall_in_turn_order():
 
 
 def test_laser_gun_destroys_a_chosen_destructible_space_anywhere():
-    game = build(spaces={"S1": ("Laser Gun", NEAR_ANN, False), "S9": ("Empty Lair", (200.0, 600.0), False)}, pawns={"cat": "S9"})
+    game = build(
+        spaces={"S1": ("Laser Gun", NEAR_ANN, False), "S9": ("Empty Lair", (200.0, 600.0), False)},
+        pawns={"cat": "S9"},
+    )
     events = game.apply(Move("ann", "S1"))
     need = event(events, "choice_needed").public
-    assert need["effect"] == "destroy_chosen" and set(need["options"]) == {"S1", "S9"}  # never a start or the Trophy
+    assert need["effect"] == "destroy_chosen" and set(need["options"]) == {
+        "S1",
+        "S9",
+    }  # never a start or the Trophy
     with pytest.raises(RuleViolation) as info:
         game.apply(ChooseTarget("ann", ("start:bob",)))
     assert info.value.code == "not_an_option"
@@ -227,3 +246,16 @@ def test_empty_lair_does_nothing():
     game = build(spaces={"S1": ("Empty Lair", NEAR_ANN, False)})
     events = game.apply(Move("ann", "S1"))
     assert types(events) == ["command_accepted", "pawn_moved", "space_flipped", "step_started"]
+
+
+def test_bomb_close_call_waits_for_a_measurement_under_the_ask_policy():
+    game = build(
+        spaces={"S1": ("Bomb", (1000.0, 300.0), False), "S2": ("Empty Lair", (1000.0 + 63 + 62.5, 300.0), True),
+                "S0": ("Empty Lair", (1000.0, 150.0), True)},
+        sigma={"S2": 0.5}, pawns={"ann": "S0", "bob": "S2"},
+    )  # fmt: skip
+    events = game.apply(Move("ann", "S1"))
+    assert event(events, "measurement_needed").public["to"] == "S2" and "S1" in game.spaces
+    events = game.apply(ConfirmMeasurement("cat", True))
+    assert {e.public["space"] for e in events if e.type == "space_destroyed"} == {"S0", "S1", "S2"}
+    assert game.position("bob") == "start:bob"

@@ -21,10 +21,11 @@ class RandomAgent:
     """Chooses a random legal command for whoever must act. `greed` is the chance of preferring
     a move that brings the pawn nearer the Trophy (so that random games end)."""
 
-    def __init__(self, seed: int, greed: float = 0.7, place_rate: float = 0.7) -> None:
+    def __init__(self, seed: int, greed: float = 0.7, place_rate: float = 0.7, sigma_mm: float = 0.0) -> None:
         self.rng = random.Random(seed)
         self.greed = greed
         self.place_rate = place_rate
+        self.sigma_mm = sigma_mm  # corner uncertainty of placed cards, as a camera would report
 
     def choose(self, game: MasterPlanGame) -> Command:
         player = game.to_act()
@@ -76,9 +77,9 @@ class RandomAgent:
             if anchor is None:
                 return None
             corners = self._corners(game, self._pose_near(game, anchor))
-            if game.placement_problem(corners) is None:
+            if game.placement_problem(corners, self.sigma_mm) is None:
                 card = self.rng.choice(game.hand(player)) if game.digital else None
-                return PlaceCard(player, corners, card=card)
+                return PlaceCard(player, corners, card=card, sigma_mm=self.sigma_mm)
         return None
 
     def _relocate(self, game: MasterPlanGame, player: str, space: str) -> ReportPositions:
