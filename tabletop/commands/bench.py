@@ -10,6 +10,7 @@ from tabletop.commands import CommandError
 BENCHMARKS = {
     "geometry": "reachability graph build / incremental update vs a naive all-pairs loop",
     "calibration": "lens, table and projector accuracy on rendered views vs no lens step",
+    "theplan": "complete random The Plan games/s (3 and 6 players) vs replaying their event logs",
 }
 
 
