@@ -27,13 +27,27 @@ def _play(config: dict, seed: int) -> tuple[ThePlanGame, int]:
     return game, commands
 
 
-def _best_of(repeats: int, fn) -> float:
-    best = float("inf")
+def _play_all(config: dict, games: int) -> tuple[list[list[dict]], int]:
+    logs, commands = [], 0
+    for seed in range(games):
+        game, n = _play(config, seed)
+        logs.append(game.events)
+        commands += n
+    return logs, commands
+
+
+def _replay_all(logs: list[list[dict]]) -> None:
+    for log in logs:
+        ThePlanGame.replay(log)
+
+
+def _best_of(repeats: int, fn, *args) -> tuple[float, object]:
+    best, result = float("inf"), None
     for _ in range(repeats):
         start = time.perf_counter()
-        fn()
+        result = fn(*args)
         best = min(best, time.perf_counter() - start)
-    return best
+    return best, result
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -43,28 +57,14 @@ def main(argv: list[str] | None = None) -> int:
     games, repeats = (8, 1) if args.quick else (40, 3)
 
     print(f"The Plan engine: {games} complete random games per case, best of {repeats}")
-    print(f"{'case':<26}{'live games/s':>14}{'replay games/s':>16}{'live/replay':>13}{'cmds/game':>11}{'us/cmd':>9}")
+    print(
+        f"{'case':<26}{'live games/s':>14}{'replay games/s':>16}{'live/replay':>13}{'cmds/game':>11}{'us/cmd':>9}"
+    )
     for players in (3, 6):
         for label, extra in (("", {}), (" +bribes", {"bribes": True})):
             config = {"seats": [f"p{i}" for i in range(players)], **extra}
-            logs: list[list[dict]] = []
-            commands = 0
-
-            def live() -> None:
-                nonlocal commands
-                logs.clear()
-                commands = 0
-                for seed in range(games):
-                    game, n = _play(config, seed)
-                    logs.append(game.events)
-                    commands += n
-
-            def replay() -> None:
-                for log in logs:
-                    ThePlanGame.replay(log)
-
-            t_live = _best_of(repeats, live)
-            t_replay = _best_of(repeats, replay)
+            t_live, (logs, commands) = _best_of(repeats, _play_all, config, games)
+            t_replay, _ = _best_of(repeats, _replay_all, logs)
             name = f"{players} players{label}"
             print(
                 f"{name:<26}{games / t_live:>14.1f}{games / t_replay:>16.1f}"

@@ -60,7 +60,11 @@ def test_every_command_type_round_trips_through_json():
         ("commit_plan", "malformed_command", "JSON object"),
         ({"type": "commit_plan", "player": "ann"}, "malformed_command", "missing field 'plan'"),
         ({"type": "commit_plan", "player": "ann", "plan": 3}, "malformed_command", "'plan' must be text"),
-        ({"type": "commit_plan", "player": "ann", "plan": "x", "cheat": 1}, "malformed_command", "unexpected field"),
+        (
+            {"type": "commit_plan", "player": "ann", "plan": "x", "cheat": 1},
+            "malformed_command",
+            "unexpected field",
+        ),
         ({"type": "pass_plans", "player": "ann", "plans": "lone-01"}, "malformed_command", "list of ids"),
         ({"type": "claim_trinket", "player": "ann", "blind": "yes"}, "malformed_command", "true or false"),
     ],
@@ -121,7 +125,9 @@ def test_same_seed_and_commands_give_byte_identical_events(config):
     assert json.dumps(g1.events, sort_keys=True) == json.dumps(g2.events, sort_keys=True)
     if config.get("mode") != "physical":  # another seed deals and reveals differently
         other = ThePlanGame.setup(config, 12)
-        assert [public_event(e) for e in other.events] != [public_event(e) for e in g2.events[: len(other.events)]]
+        assert [public_event(e) for e in other.events] != [
+            public_event(e) for e in g2.events[: len(other.events)]
+        ]
 
 
 @pytest.mark.parametrize("steps", [0, 7, 40, None])
@@ -170,7 +176,10 @@ def test_a_commitment_acknowledgement_goes_only_to_its_player():
 
 def test_legal_commands_are_all_accepted():
     rng = random.Random(1)
-    for config in ({"seats": ["a", "b", "c"], "bribes": True}, {"seats": ["a", "b", "c"], "mode": "physical"}):
+    for config in (
+        {"seats": ["a", "b", "c"], "bribes": True},
+        {"seats": ["a", "b", "c"], "mode": "physical"},
+    ):
         g = ThePlanGame.setup(config, 6)
         for _ in range(60):
             for actor in g.to_act():

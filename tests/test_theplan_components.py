@@ -8,7 +8,13 @@ from importlib import resources
 
 import pytest
 
-from referee.theplan import ComponentsError, ThePlanGame, default_components, load_components, parse_components
+from referee.theplan import (
+    ComponentsError,
+    ThePlanGame,
+    default_components,
+    load_components,
+    parse_components,
+)
 
 DOC = json.loads(resources.files("referee.theplan").joinpath("components.json").read_text())
 C = default_components()
@@ -42,7 +48,13 @@ def test_thirty_trinkets_three_kinds_two_sets_of_five_designs_worth_one():
 
 def test_seventy_two_plans_in_five_types_with_the_printed_counts():
     counts = Counter(p.type for p in C.plans.values())
-    assert counts == {"smash_and_grab": 16, "lone_specialist": 14, "team_of_two": 14, "team_of_three": 14, "team_of_four": 14}
+    assert counts == {
+        "smash_and_grab": 16,
+        "lone_specialist": 14,
+        "team_of_two": 14,
+        "team_of_three": 14,
+        "team_of_four": 14,
+    }
     assert [t.id for t in C.plan_types] == list(counts)  # execution order: smallest first
 
 

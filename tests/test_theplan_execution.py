@@ -133,7 +133,11 @@ def test_leftover_treasures_and_trinkets_stay_face_up_for_the_next_turn():
     assert s.phase == "reveal" and s.turn_number == 2
     assert sorted(s.face_up_treasures) == sorted(set(T5) - {"fossils-1a"})
     assert s.face_up_trinkets == ["documents-a1", "pottery-a1", "toys-a1"]
-    reveal(g, ("jewels-2a", "lunar_objects-1a", "lunar_objects-2a", "fossils-2a", "fossils-3a"), ("toys-b1", "toys-c1", "toys-d1"))
+    reveal(
+        g,
+        ("jewels-2a", "lunar_objects-1a", "lunar_objects-2a", "fossils-2a", "fossils-3a"),
+        ("toys-b1", "toys-c1", "toys-d1"),
+    )
     assert len(s.face_up_treasures) == 9 and len(s.face_up_trinkets) == 6
     report(g, {"ann": "lone-13", "bob": "lone-07", "cat": plan("team_of_two", "jewels", "sculptures")})
     # cat's jewels expert takes last turn's jewel as well as this turn's.
@@ -143,7 +147,14 @@ def test_leftover_treasures_and_trinkets_stay_face_up_for_the_next_turn():
 def test_solo_smash_and_grab_names_one_colour_and_takes_all_of_it():
     g = physical()
     reveal(g, ("jewels-1a", "jewels-2a", "sculptures-1a", "fossils-1a", "paintings-1a"))
-    report(g, {"ann": "smash-01", "bob": plan("lone_specialist", "fossils"), "cat": plan("lone_specialist", "paintings")})
+    report(
+        g,
+        {
+            "ann": "smash-01",
+            "bob": plan("lone_specialist", "fossils"),
+            "cat": plan("lone_specialist", "paintings"),
+        },
+    )
     assert g.to_act() == ["ann"]
     assert {c.colour for c in g.legal_commands("ann")} == {"jewels", "sculptures", "fossils", "paintings"}
     g.apply(ChooseColour("ann", "jewels"))
@@ -184,7 +195,11 @@ def _turn_one_gives(g):
 def test_trinket_claims_go_fewest_treasures_first():
     g = physical()
     _turn_one_gives(g)
-    reveal(g, ("lunar_objects-1a", "lunar_objects-2a", "fossils-2a", "fossils-3a", "fossils-4a"), ("toys-b1", "toys-c1", "toys-d1"))
+    reveal(
+        g,
+        ("lunar_objects-1a", "lunar_objects-2a", "fossils-2a", "fossils-3a", "fossils-4a"),
+        ("toys-b1", "toys-c1", "toys-d1"),
+    )
     events = report(g, {"ann": "smash-01", "bob": "smash-02", "cat": "smash-03"})
     started = of_type(events, "trinket_claims_started")[0]["public"]
     assert started == {"order": ["cat", "bob", "ann"], "blind": []}
@@ -198,16 +213,27 @@ def test_trinket_claims_then_fewest_trinkets_and_still_tied_players_draw_blind()
     reveal(g, ("jewels-1a", "fossils-1a", "paintings-1a", "paintings-2a", "sculptures-1a"))
     report(g, {"ann": "lone-01", "bob": "lone-06", "cat": "lone-07"})  # ann 1, bob 1, cat 0 treasures
     g.apply(ClaimTrinket("cat", "pottery-a1"))  # cat: 0 treasures, 1 trinket
-    reveal(g, ("lunar_objects-1a", "lunar_objects-2a", "fossils-2a", "fossils-3a", "fossils-4a"), ("toys-b1", "toys-c1", "toys-d1"))
+    reveal(
+        g,
+        ("lunar_objects-1a", "lunar_objects-2a", "fossils-2a", "fossils-3a", "fossils-4a"),
+        ("toys-b1", "toys-c1", "toys-d1"),
+    )
     events = report(g, {"ann": "smash-01", "bob": "smash-02", "cat": "smash-03"})
-    assert of_type(events, "trinket_claims_started")[0]["public"] == {"order": ["cat", "ann", "bob"], "blind": ["ann", "bob"]}
+    assert of_type(events, "trinket_claims_started")[0]["public"] == {
+        "order": ["cat", "ann", "bob"],
+        "blind": ["ann", "bob"],
+    }
     g.apply(ClaimTrinket("cat", "toys-b1"))
     with pytest.raises(RuleViolation) as err:
         g.apply(ClaimTrinket("ann", "toys-c1"))
     assert err.value.code == "must_draw_blind"
     pile_top = g.state.trinket_pile[0]
     events = g.apply(ClaimTrinket("ann", pile_top, True))
-    assert of_type(events, "trinket_claimed")[0]["public"] == {"player": "ann", "trinket": pile_top, "blind": True}
+    assert of_type(events, "trinket_claimed")[0]["public"] == {
+        "player": "ann",
+        "trinket": pile_top,
+        "blind": True,
+    }
 
 
 def test_a_trinket_may_be_taken_face_up_or_blind_from_the_pile():

@@ -28,7 +28,10 @@ ALL_PLANS = sorted(COMPONENTS.plans)
 @st.composite
 def configs(draw):
     variant = draw(st.sampled_from(["standard", "standard", "head_to_head", "solitaire"]))
-    config = {"mode": draw(st.sampled_from(["digital", "digital", "physical"])), "bribes": draw(st.booleans())}
+    config = {
+        "mode": draw(st.sampled_from(["digital", "digital", "physical"])),
+        "bribes": draw(st.booleans()),
+    }
     if variant == "standard":
         config["seats"] = [f"p{i}" for i in range(draw(st.integers(3, 6)))]
     elif variant == "head_to_head":
@@ -93,7 +96,12 @@ def check_conservation(s):
         unseen = s.deck_count + sum(s.hand_counts.values()) + s.unseen_discards
         assert unseen + len(seen) == 72 and min(s.hand_counts.values()) >= 0 and s.deck_count >= 0
     else:
-        plans = s.plan_deck + seen + list(s.committed.values()) + [p for q in s.config.players for p in s.hands[q]]
+        plans = (
+            s.plan_deck
+            + seen
+            + list(s.committed.values())
+            + [p for q in s.config.players for p in s.hands[q]]
+        )
         assert sorted(plans) == ALL_PLANS
 
 
@@ -130,7 +138,9 @@ def play_and_check(config, seed, agent_seed):
         assert shadow.to_dict() == s.to_dict()
         check_conservation(s)
         scores = game.scores()
-        assert {p: scores[p]["score"] for p in s.config.players} == {p: recomputed_score(s, p) for p in s.config.players}
+        assert {p: scores[p]["score"] for p in s.config.players} == {
+            p: recomputed_score(s, p) for p in s.config.players
+        }
         check_views(game)
         if game.is_over:
             break
@@ -162,7 +172,12 @@ def test_every_variant_and_player_count_is_played_through():
         + [
             {"seats": ["p0", "p1"], "bribes": True},
             {"seats": ["me"], "ghosts": ["g1", "g2"], "bribes": True},
-            {"seats": ["me"], "ghosts": ["g1"], "mode": "physical", "removed_plan_types": ["team_of_two", "team_of_three"]},
+            {
+                "seats": ["me"],
+                "ghosts": ["g1"],
+                "mode": "physical",
+                "removed_plan_types": ["team_of_two", "team_of_three"],
+            },
         ]
     ):
         play_and_check(config, seed=100 + i, agent_seed=i)

@@ -47,7 +47,7 @@ def test_any_four_different_trinket_designs_of_one_type_make_a_set():
 def _brute_force_sets(faces, size):
     """Try every choice of `size` different faces, recursively, on the face counts."""
 
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def best(counts):
         found = 0
         present = [i for i, c in enumerate(counts) if c > 0]

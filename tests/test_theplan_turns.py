@@ -150,7 +150,11 @@ def test_passing_goes_right_in_round_two_and_left_again_in_round_three():
         g.apply(PassPlans(p, tuple(rng.sample(hand(g, p), 2))))
     assert of_type(g.events, "plans_passed")[-1]["public"]["direction"] == "left"
     given = set(of_type(g.events, "pass_chosen")[-3]["private"]["ann"]["plans"])
-    assert given <= set(hand(g, "bob")) and not given & set(hand(g, "ann")) and ann_before - given <= set(hand(g, "ann"))
+    assert (
+        given <= set(hand(g, "bob"))
+        and not given & set(hand(g, "ann"))
+        and ann_before - given <= set(hand(g, "ann"))
+    )
 
 
 def test_after_the_fourth_turn_the_last_two_plans_are_discarded_and_six_dealt():

@@ -24,7 +24,11 @@ T5 = ("jewels-1a", "sculptures-1a", "natural_history-1a", "paintings-1a", "fossi
 
 
 def revealed_types(g):
-    return {COMPONENTS.plans[p].type for e in of_type(g.events, "plans_revealed") for p in e["public"]["plans"].values()}
+    return {
+        COMPONENTS.plans[p].type
+        for e in of_type(g.events, "plans_revealed")
+        for p in e["public"]["plans"].values()
+    }
 
 
 # -- head-to-head ---------------------------------------------------------------------------
@@ -38,7 +42,9 @@ def test_head_to_head_removes_smash_and_grab_and_team_of_four_by_default():
 
 
 def test_head_to_head_removes_the_two_plan_types_chosen_at_setup():
-    g = play_random_game({"seats": ["ann", "bob"], "removed_plan_types": ["team_of_two", "lone_specialist"]}, 3, 1)
+    g = play_random_game(
+        {"seats": ["ann", "bob"], "removed_plan_types": ["team_of_two", "lone_specialist"]}, 3, 1
+    )
     assert revealed_types(g) <= {"smash_and_grab", "team_of_three", "team_of_four"}
     assert len(g.state.removed_plans) == 28
 
@@ -115,7 +121,11 @@ def bribes_game():
     assert revealed["winner"] is None and revealed["bids"] == {"ann": [], "bob": []}
     claim_face_up_or_first(g)
     assert len(g.state.trinkets["ann"]) == 1 and len(g.state.trinkets["bob"]) == 1
-    reveal(g, ("jewels-2a", "jewels-3a", "lunar_objects-1a", "lunar_objects-2a", "fossils-2a"), ("toys-b1", "toys-c1", "toys-d1"))
+    reveal(
+        g,
+        ("jewels-2a", "jewels-3a", "lunar_objects-1a", "lunar_objects-2a", "fossils-2a"),
+        ("toys-b1", "toys-c1", "toys-d1"),
+    )
     return g
 
 
@@ -167,7 +177,10 @@ def test_bribes_fewest_treasures_chooses_which_contested_colour_is_bid_on_first(
     events = report(g, {"ann": jss, "bob": jsf, "cat": "lone-07"})
     # bob's uncontested fossils expert takes first, so ann (fewer treasures) picks the order.
     assert sorted(g.state.treasures["bob"]) == ["fossils-1a", "fossils-2a"]
-    assert of_type(events, "experts_executed")[-1]["public"]["tied"] == {"jewels": ["ann", "bob"], "sculptures": ["ann", "bob"]}
+    assert of_type(events, "experts_executed")[-1]["public"]["tied"] == {
+        "jewels": ["ann", "bob"],
+        "sculptures": ["ann", "bob"],
+    }
     assert g.to_act() == ["ann"]
     with pytest.raises(RuleViolation):
         g.apply(ChooseContestOrder("bob", "jewels"))
@@ -243,7 +256,11 @@ def test_physical_mode_plan_reports_must_be_possible():
         g.apply(ReportPlan(STEWARD, "bob", "lone-01"))  # ann's card cannot be bob's too
     assert err.value.code == "plan_not_in_hand"
     g.apply(ReportPlan(STEWARD, "bob", "lone-02"))
-    reveal(g, ("jewels-2a", "jewels-3a", "jewels-4a", "fossils-2a", "fossils-3a"), ("toys-b1", "toys-c1", "toys-d1"))
+    reveal(
+        g,
+        ("jewels-2a", "jewels-3a", "jewels-4a", "fossils-2a", "fossils-3a"),
+        ("toys-b1", "toys-c1", "toys-d1"),
+    )
     with pytest.raises(RuleViolation) as err:
         g.apply(ReportPlan(STEWARD, "ann", "lone-01"))  # played last turn: in the discard now
     assert err.value.code == "plan_not_in_hand"

@@ -236,6 +236,10 @@ class ThePlanGame:
                     "must_draw_blind",
                     "you tie on treasures and trinkets with another player: draw blindly from the pile",
                 )
+            if cmd.trinket is None:
+                raise RuleViolation(
+                    "trinket_not_face_up", "name a face-up trinket, or draw blind from the pile"
+                )
             if cmd.trinket not in s.face_up_trinkets:
                 raise RuleViolation("trinket_not_face_up", f"{cmd.trinket!r} is not a face-up trinket")
             trinket = cmd.trinket
