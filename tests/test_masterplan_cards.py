@@ -178,7 +178,12 @@ def test_teleporter_is_optional():
 def test_switch_swaps_two_spaces_after_the_new_positions_are_reported_and_pawns_ride_along():
     game = build(spaces={"S1": ("Switch", NEAR_ANN, False), "S2": ("Empty Lair", (300.0, 500.0), True),
                          "S3": ("Empty Lair", (500.0, 500.0), True)}, pawns={"bob": "S2"})  # fmt: skip
-    game.apply(Move("ann", "S1"))
+    events = game.apply(Move("ann", "S1"))
+    assert set(event(events, "choice_needed").public["options"]) == {
+        "S1",
+        "S2",
+        "S3",
+    }  # never a start or the Trophy
     with pytest.raises(RuleViolation) as info:
         game.apply(ChooseTarget("ann", ("S2",)))
     assert info.value.code == "wrong_count"

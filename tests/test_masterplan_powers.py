@@ -79,6 +79,12 @@ def test_z_mask_minion_only_flips_face_down_cards_in_reach_once_per_turn_before_
     )
 
 
+def test_z_mask_minion_never_claims_the_trophy():
+    game = build(SIX, powers=True, spaces={"S1": ("Empty Lair", (600.0, 680.0), True)}, pawns={"ann": "S1"})
+    refuse(game, SendMinion("ann", "trophy"), "already_face_up")
+    assert not game.game_over
+
+
 def test_z_mask_minion_trapdoor_drops_pawns_on_it_but_z_mask_stays():
     game = build(SIX, powers=True, spaces={"S1": ("Trapdoor", above("ann"), False)}, pawns={"bob": "S1"})
     game.apply(SendMinion("ann", "S1"))

@@ -50,6 +50,7 @@ from referee.masterplan.events import Event, as_event
 Z_MASK, BADMAHN, MYSTERIOUS_M = "Z-Mask", "Dr. Badmahn", "Mysterious M"
 MS_FYRE, POACHER, NASH = "Ms. Fyre", "Plutonian Poacher", "Monster Nash"
 STEPS = ("move", "add", "draw", "peek")
+RULES_VERSION = 1  # bump when a rule change would make old event logs replay differently
 # A placed card may differ this much (relative) from the nominal card size: camera noise and
 # sleeves, but not a coaster or a card lying on its edge.
 CARD_SIZE_TOLERANCE = 0.25
@@ -173,6 +174,7 @@ class MasterPlanGame:
         game._emit(
             "game_set_up",
             {
+                "rules_version": RULES_VERSION,
                 "config": config.to_dict(),
                 "turn_order": list(game.order),
                 "table": [{"space": s, "corners": _corners_list(game.graph.card(s))} for s in game.spaces],
