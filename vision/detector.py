@@ -158,7 +158,11 @@ class CardDetector:
             image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
         h, w = image.shape[:2]
         scale = max(1.0, max(h, w) / WORK_LONG_SIDE)
-        small = cv2.resize(image, (round(w / scale), round(h / scale)), interpolation=cv2.INTER_AREA) if scale > 1 else image
+        small = (
+            cv2.resize(image, (round(w / scale), round(h / scale)), interpolation=cv2.INTER_AREA)
+            if scale > 1
+            else image
+        )
         s = self.settings
         # A card narrower than 1/70 of the frame is too small to measure anyway.
         min_side = max(s.min_side_px, max(h, w) / 70)
@@ -193,13 +197,16 @@ class CardDetector:
                 continue
             seen.add(key)
             short, long = _side_lengths(q)
-            if short * scale < min_side or not (s.aspect_range_px[0] * 0.8 < long / max(short, 1e-6) < s.aspect_range_px[1] * 1.2):
+            if short * scale < min_side or not (
+                s.aspect_range_px[0] * 0.8 < long / max(short, 1e-6) < s.aspect_range_px[1] * 1.2
+            ):
                 continue
             qf = q * scale + (scale - 1) / 2
             cf = ctr * scale + (scale - 1) / 2
             if any(
                 (1.25 < c.area_px / (area * scale * scale) < 1.9 or c.area_px > 5 * area * scale * scale)
-                and cv2.pointPolygonTest(c.corners_px.astype(np.float32), (float(cf[0]), float(cf[1])), True) > 0.1 * math.sqrt(c.area_px)
+                and cv2.pointPolygonTest(c.corners_px.astype(np.float32), (float(cf[0]), float(cf[1])), True)
+                > 0.1 * math.sqrt(c.area_px)
                 for c in refined
             ):
                 continue
@@ -217,7 +224,9 @@ class CardDetector:
         return cards
 
     # ------------------------------------------------------------------------------------------
-    def _refine(self, image: np.ndarray, q: np.ndarray, reach: float, grow: bool = True) -> list[CardCandidate]:
+    def _refine(
+        self, image: np.ndarray, q: np.ndarray, reach: float, grow: bool = True
+    ) -> list[CardCandidate]:
         """Refined card(s) for a rough quad: the quad itself if it is a card, and the card around
         it when the quad is an inner frame of the card's art (a border printed on the card)."""
         s = self.settings
@@ -289,8 +298,16 @@ class CardDetector:
         # as one blob (touching cards): drop it in favour of its parts.
         drop = np.zeros(n, bool)
         for i in range(n):
-            inside = [j for j in range(n) if j != i and inter[i, j] > 0.9 * areas[j] and 0.05 * areas[i] < areas[j] < 0.7 * areas[i]]
-            distinct = [j for j in inside if all(inter[j, k] < 0.2 * min(areas[j], areas[k]) for k in inside if k != j)]
+            inside = [
+                j
+                for j in range(n)
+                if j != i and inter[i, j] > 0.9 * areas[j] and 0.05 * areas[i] < areas[j] < 0.7 * areas[i]
+            ]
+            distinct = [
+                j
+                for j in inside
+                if all(inter[j, k] < 0.2 * min(areas[j], areas[k]) for k in inside if k != j)
+            ]
             if len(distinct) >= 2:
                 drop[i] = True
         # Larger first: an inner frame of the art is contained in its card and loses to it;
@@ -314,7 +331,12 @@ class CardDetector:
                     break
             if ok:
                 kept.append(i)
-        return [cands[i] for i in sorted(kept, key=lambda i: (cands[i].corners_px[:, 1].min(), cands[i].corners_px[:, 0].min()))]
+        return [
+            cands[i]
+            for i in sorted(
+                kept, key=lambda i: (cands[i].corners_px[:, 1].min(), cands[i].corners_px[:, 0].min())
+            )
+        ]
 
     def _expected_card_px(self, cards: list[CardCandidate], at: np.ndarray) -> tuple[float, float] | None:
         if self.table is not None:
@@ -357,17 +379,21 @@ class CardDetector:
                             out.extend(self._cut(image, box, k, i0, done))
         return out
 
-    def _cut(self, image: np.ndarray, box: np.ndarray, k: int, i0: int, done: list[np.ndarray]) -> list[CardCandidate]:
+    def _cut(
+        self, image: np.ndarray, box: np.ndarray, k: int, i0: int, done: list[np.ndarray]
+    ) -> list[CardCandidate]:
         b = np.roll(box, -i0, axis=0)  # b[0]->b[1] is the side to cut into k pieces
         res = []
         for i in range(k):
             t0, t1 = i / k, (i + 1) / k
-            q = np.array([
-                b[0] + (b[1] - b[0]) * t0,
-                b[0] + (b[1] - b[0]) * t1,
-                b[3] + (b[2] - b[3]) * t1,
-                b[3] + (b[2] - b[3]) * t0,
-            ])
+            q = np.array(
+                [
+                    b[0] + (b[1] - b[0]) * t0,
+                    b[0] + (b[1] - b[0]) * t1,
+                    b[3] + (b[2] - b[3]) * t1,
+                    b[3] + (b[2] - b[3]) * t0,
+                ]
+            )
             q = order_corners(q)
             if any(np.max(np.abs(q - o)) < 3 for o in done):
                 continue
@@ -380,7 +406,7 @@ def _order_index(q: np.ndarray) -> np.ndarray:
     c = q.mean(axis=0)
     ang = np.arctan2(q[:, 1] - c[1], q[:, 0] - c[0])
     idx = np.argsort(ang)
-    start = int(np.argmin((q[idx, 0] + q[idx, 1])))
+    start = int(np.argmin(q[idx, 0] + q[idx, 1]))
     return np.roll(idx, -start)
 
 

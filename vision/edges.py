@@ -210,7 +210,9 @@ def refine_quad(img: np.ndarray, quad: np.ndarray, reach: float, passes: int = 2
             return None
         q = new_q
     sides = [
-        SideFit(sd.point + off, sd.direction, sd.residual_px, sd.n_inliers, sd.support, sd.length_px, sd.contrast)
+        SideFit(
+            sd.point + off, sd.direction, sd.residual_px, sd.n_inliers, sd.support, sd.length_px, sd.contrast
+        )
         for sd in sides
     ]
     q = q + off

@@ -29,17 +29,30 @@ FACE_MATCH = 0.6
 NOT_BACK = 0.85
 
 
-def rectify(image: np.ndarray, corners_px: np.ndarray, size: tuple[int, int] = STORE_SIZE) -> np.ndarray:
-    """The card warped upright to `size` (w, h portrait). Which end is up is not known (half turn)."""
+def upright_corners(corners_px: np.ndarray, upside_down: bool = False) -> np.ndarray:
+    """The corners reordered so that corner 0 -> 1 is a short (top) edge of the upright card;
+    `upside_down` turns the order by half (the art's top is at the other end)."""
     q = np.asarray(corners_px, dtype=np.float32).reshape(4, 2)
     s01 = np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[3] - q[2])
     s12 = np.linalg.norm(q[2] - q[1]) + np.linalg.norm(q[0] - q[3])
     if s01 > s12:  # q0->q1 is a long edge: start one corner later so the top edge is short
         q = np.roll(q, -1, axis=0)
+    return np.roll(q, -2, axis=0) if upside_down else q
+
+
+def rectify(image: np.ndarray, corners_px: np.ndarray, size: tuple[int, int] = STORE_SIZE) -> np.ndarray:
+    """The card warped upright to `size` (w, h portrait). Which end is up is not known (half turn)."""
+    q = upright_corners(corners_px)
     w, h = size
     dst = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float32)
     m = cv2.getPerspectiveTransform(q, dst)
-    return cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_AREA if w < 60 else cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return cv2.warpPerspective(
+        image,
+        m,
+        (w, h),
+        flags=cv2.INTER_AREA if w < 60 else cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
 
 
 def descriptor(card_img: np.ndarray) -> np.ndarray:

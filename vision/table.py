@@ -17,13 +17,17 @@ import numpy as np
 class TableMap:
     """Pixel -> table mm mapping used by vision. Build with `from_calibration` or `from_homography`."""
 
-    def __init__(self, to_mm, card_size_mm: tuple[float, float] = (63.0, 88.0), sigma_floor_mm: float = 0.0) -> None:
+    def __init__(
+        self, to_mm, card_size_mm: tuple[float, float] = (63.0, 88.0), sigma_floor_mm: float = 0.0
+    ) -> None:
         self._to_mm = to_mm
         self.card_size_mm = (min(card_size_mm), max(card_size_mm))
         self.sigma_floor_mm = sigma_floor_mm  # the calibration's own mapping error
 
     @classmethod
-    def from_homography(cls, image_to_table: np.ndarray, card_size_mm: tuple[float, float] = (63.0, 88.0)) -> TableMap:
+    def from_homography(
+        cls, image_to_table: np.ndarray, card_size_mm: tuple[float, float] = (63.0, 88.0)
+    ) -> TableMap:
         h = np.asarray(image_to_table, dtype=np.float64).reshape(3, 3)
 
         def to_mm(px: np.ndarray) -> np.ndarray:
@@ -41,10 +45,14 @@ class TableMap:
     def load(cls, path: str | Path, image_size: tuple[int, int] | None = None) -> TableMap:
         from calibration.file import load_calibration
 
-        return cls.from_calibration(load_calibration(path, require=("table",), image_size=image_size, allow_stale=True))
+        return cls.from_calibration(
+            load_calibration(path, require=("table",), image_size=image_size, allow_stale=True)
+        )
 
     def to_mm(self, px: np.ndarray) -> np.ndarray:
-        return np.asarray(self._to_mm(np.asarray(px, dtype=np.float64).reshape(-1, 2)), dtype=np.float64).reshape(-1, 2)
+        return np.asarray(
+            self._to_mm(np.asarray(px, dtype=np.float64).reshape(-1, 2)), dtype=np.float64
+        ).reshape(-1, 2)
 
     def mm_per_px(self, px: np.ndarray) -> np.ndarray:
         """Table mm one pixel spans at each point (N,), the root of the local area scale."""

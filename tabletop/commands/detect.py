@@ -1,0 +1,177 @@
+"""`tabletop detect IMAGE...`: find cards and pawns in photos (DESIGN.md, "Command line").
+
+Also `tabletop enroll-faces FOLDER`: learn a deck's faces and back from photos, one card each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from tabletop.commands import CommandError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "detect",
+        help="find the cards and pawns in photos and print them (JSON with --json)",
+        description=(
+            "Find every card lying flat (its four sharp corners, face up or down, its name when the face is "
+            "enrolled) and every pawn in each IMAGE. Corners are pixels of the image as loaded (EXIF rotation "
+            "applied); with --calibration they are also given in table millimetres."
+        ),
+    )
+    p.add_argument("images", nargs="+", metavar="IMAGE", help="photo(s) of the table")
+    p.add_argument(
+        "--calibration", metavar="FILE", help="calibration file from 'tabletop calibrate' (adds corners_mm)"
+    )
+    p.add_argument("--json", action="store_true", help="print one JSON object per image")
+    p.add_argument(
+        "--annotate", metavar="OUT.png", help="write the image with the found outlines drawn (one image only)"
+    )
+    p.add_argument(
+        "--faces",
+        metavar="LIBRARY.npz",
+        help="enrolled faces from 'tabletop enroll-faces' (default: the bundled art)",
+    )
+    p.set_defaults(run=run)
+
+    e = sub.add_parser(
+        "enroll-faces",
+        help="learn a deck's faces and back from photos, one card per photo",
+        description=(
+            "Learn card faces from FOLDER: one photo per card, alone on the table (or a tight scan), named after "
+            "the card (e.g. 'Laser Gun.jpg'); a photo named 'back' teaches the back. Writes a face library for "
+            "'tabletop detect --faces'."
+        ),
+    )
+    e.add_argument("folder", metavar="FOLDER")
+    e.add_argument(
+        "--out",
+        metavar="LIBRARY.npz",
+        default="faces.npz",
+        help="where to write the library (default faces.npz)",
+    )
+    e.set_defaults(run=run_enroll)
+
+
+def _load_image(path: str) -> np.ndarray:
+    p = Path(path)
+    if not p.is_file():
+        raise CommandError(f"{path}: no such file; give the path of a photo of the table")
+    img = cv2.imread(str(p), cv2.IMREAD_COLOR)  # applies the EXIF orientation
+    if img is None:
+        raise CommandError(
+            f"{path}: not a readable image (empty, corrupt or not a picture); take the photo again"
+        )
+    return img
+
+
+def _table(args: argparse.Namespace, size: tuple[int, int]):
+    if not args.calibration:
+        return None
+    from calibration.errors import CalibrationError
+    from vision.table import TableMap
+
+    try:
+        return TableMap.load(args.calibration, image_size=size)
+    except CalibrationError as exc:
+        raise CommandError(str(exc)) from None
+
+
+def run(args: argparse.Namespace) -> int:
+    from vision.faces import FaceLibrary
+    from vision.pipeline import FrameReader
+
+    if args.annotate and len(args.images) != 1:
+        raise CommandError("--annotate draws one image; give exactly one IMAGE with it")
+    faces = None
+    if args.faces:
+        try:
+            faces = FaceLibrary.load(args.faces)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
+    readers: dict[tuple[int, int], FrameReader] = {}
+    for path in args.images:
+        img = _load_image(path)
+        size = (img.shape[1], img.shape[0])
+        if size not in readers:
+            readers[size] = FrameReader(table=_table(args, size), faces=faces)
+        try:
+            reading = readers[size].read(img)
+        except ValueError as exc:
+            raise CommandError(f"{path}: {exc}") from None
+        if args.json:
+            print(json.dumps({"image": path, **reading.to_json()}))
+        else:
+            ups = sum(c.face == "up" for c in reading.cards)
+            downs = sum(c.face == "down" for c in reading.cards)
+            print(
+                f"{path}: {len(reading.cards)} cards ({ups} face up, {downs} face down), {len(reading.pawns)} pawns, {reading.elapsed_ms:.0f} ms"
+            )
+            for i, c in enumerate(reading.cards):
+                where = c.corners_mm or c.corners_px
+                unit = "mm" if c.corners_mm else "px"
+                cx, cy = np.mean(where, axis=0)
+                print(
+                    f"  card {i}: {c.face:7s} {c.name or '-':20s} centre ({cx:.1f}, {cy:.1f}) {unit}  corner sigma {max(c.sigma_px):.2f} px"
+                )
+            for p in reading.pawns:
+                print(f"  pawn {p.color}: on {'card ' + str(p.card) if p.card is not None else 'no card'}")
+        if args.annotate:
+            out = draw(img, reading)
+            if not cv2.imwrite(args.annotate, out):
+                raise CommandError(
+                    f"cannot write {args.annotate}; give a writable path ending in .png or .jpg"
+                )
+            print(f"annotated image written to {args.annotate}")
+    return 0
+
+
+def draw(img: np.ndarray, reading) -> np.ndarray:
+    out = img.copy()
+    t = max(1, round(max(img.shape[:2]) / 800))
+    for i, c in enumerate(reading.cards):
+        q = np.round(np.array(c.corners_px) * 16).astype(np.int32)
+        color = {"up": (0, 200, 0), "down": (255, 80, 0)}.get(c.face, (0, 0, 255))
+        cv2.polylines(out, [q], True, color, t, cv2.LINE_AA, shift=4)
+        x, y = np.array(c.corners_px[0]).astype(int)
+        cv2.putText(
+            out,
+            f"{i} {c.name or c.face}",
+            (x, max(y - 4, 10)),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            0.4 * t,
+            color,
+            t,
+            cv2.LINE_AA,
+        )
+    for p in reading.pawns:
+        cv2.circle(out, tuple(int(v) for v in p.center_px), 5 * t, (255, 255, 255), t, cv2.LINE_AA)
+    return out
+
+
+def run_enroll(args: argparse.Namespace) -> int:
+    from vision.detector import CardDetector
+    from vision.faces import FaceLibrary
+    from vision.sources import IMAGE_SUFFIXES
+
+    folder = Path(args.folder)
+    if not folder.is_dir():
+        raise CommandError(f"{folder} is not a folder; give a folder with one photo per card")
+    photos = sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+    if not photos:
+        raise CommandError(f"{folder} holds no photos; put one photo per card in it, named after the card")
+    lib, det = FaceLibrary(), CardDetector()
+    for p in photos:
+        try:
+            lib.enroll(p.stem, _load_image(str(p)), det)
+        except ValueError as exc:
+            raise CommandError(f"{p}: {exc}") from None
+    lib.save(args.out)
+    print(f"enrolled {len(lib.faces)} faces{' and the back' if lib.back is not None else ''} -> {args.out}")
+    return 0

@@ -1,0 +1,90 @@
+"""One frame in, everything found out: cards (corners, face, identity) and pawns."""
+
+from __future__ import annotations
+
+import time
+
+import cv2
+import numpy as np
+
+from vision.detector import CardDetector, DetectorSettings
+from vision.faces import FaceLibrary, upright_corners
+from vision.observation import CardSeen, FrameReading, PawnSeen
+from vision.pawns import PawnColors, art_explained_mask, find_pawns
+from vision.table import TableMap
+
+
+class FrameReader:
+    """Reads frames: `read(image) -> FrameReading`. Holds the detector, face library and pawn colours."""
+
+    def __init__(
+        self,
+        table: TableMap | None = None,
+        faces: FaceLibrary | None = None,
+        pawn_colors: PawnColors | None = None,
+        settings: DetectorSettings | None = None,
+        find_faces: bool = True,
+    ) -> None:
+        if settings is None and table is not None:
+            settings = DetectorSettings(card_size_mm=table.card_size_mm)
+        self.detector = CardDetector(settings, table)
+        self.table = table
+        self.faces = faces if faces is not None else (FaceLibrary.default() if find_faces else None)
+        self.pawn_colors = pawn_colors or PawnColors()
+
+    def read(self, image: np.ndarray) -> FrameReading:
+        check_image(image)
+        t0 = time.perf_counter()
+        found = self.detector.detect(image)
+        cards: list[CardSeen] = []
+        masks = []
+        for c in found:
+            face, name, mask = "unknown", None, None
+            if self.faces is not None:
+                r = self.faces.read(image, c.corners_px)
+                face, name = r.face, r.name
+                art = self.faces.faces.get(name) if name else (self.faces.back if face == "down" else None)
+                if art is not None:
+                    mask = art_explained_mask(image, upright_corners(c.corners_px, r.upside_down), art)
+            masks.append(mask)
+            cards.append(
+                CardSeen(
+                    corners_px=_tup(c.corners_px),
+                    sigma_px=tuple(float(s) for s in c.sigma_px),
+                    face=face,
+                    name=name,
+                    score=c.score,
+                    corners_mm=None if c.corners_mm is None else _tup(c.corners_mm),
+                    sigma_mm=None if c.sigma_mm is None else tuple(float(s) for s in c.sigma_mm),
+                )
+            )
+        sightings = find_pawns(image, [c.corners_px for c in found], self.pawn_colors, masks)
+        pawns = []
+        for p in sightings:
+            mm = None
+            if self.table is not None:
+                x, y = self.table.to_mm(np.array([p.center_px]))[0]
+                mm = (float(x), float(y))
+            pawns.append(PawnSeen(p.color, p.center_px, mm, p.card_index))
+        h, w = image.shape[:2]
+        return FrameReading(w, h, (time.perf_counter() - t0) * 1e3, tuple(cards), tuple(pawns))
+
+
+def check_image(image: object) -> None:
+    """Raise ValueError (a player's words) unless `image` is a usable camera picture."""
+    if not isinstance(image, np.ndarray) or image.ndim not in (2, 3) or image.size == 0:
+        raise ValueError("the image is empty or not a picture")
+    if image.shape[0] < 32 or image.shape[1] < 32:
+        raise ValueError(
+            f"the image is only {image.shape[1]}x{image.shape[0]} pixels; use a camera picture of the table"
+        )
+    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    small = cv2.resize(grey, (64, 64), interpolation=cv2.INTER_AREA)
+    if float(small.std()) < 1.0 and int(grey.max()) - int(grey.min()) < 8:
+        raise ValueError(
+            "the image is one flat colour (lens covered, camera not ready?); nothing can be seen in it"
+        )
+
+
+def _tup(a: np.ndarray) -> tuple[tuple[float, float], ...]:
+    return tuple((float(x), float(y)) for x, y in np.asarray(a).reshape(-1, 2))

@@ -1,0 +1,272 @@
+"""Tracker: stable card ids over frames, and confirmed events for the referee.
+
+- A card counts as placed only after it has been seen, still, for `confirm_s` seconds.
+- A placed card that is not found is `hidden`, never removed on that alone: it is removed only
+  when the table shows through where it lay - its region looks like the table band around it,
+  and that band looks as it did when the card was last seen (so a hand over the card and its
+  surroundings is an occlusion, not a removal) - for `confirm_s`.
+- A placed card seen still at a new place more than `move_mm` (or `move_px`) away for
+  `confirm_s` is moved; a face change held for `confirm_s` is a flip.
+- A pawn whose card changes and stays changed for `confirm_s` makes `pawn_moved`; a pawn out of
+  sight (carried) makes nothing until it is seen again.
+
+Usage: `tracker = Tracker(); obs = tracker.update(reading, image, frame_index, time_s)`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from vision.observation import CardSeen, FrameReading, Observation, TrackedCard, TrackedPawn, VisionEvent
+
+
+@dataclass(frozen=True)
+class TrackerSettings:
+    confirm_s: float = 0.5
+    still_px: float = 2.0  # per-frame corner motion still counted as "still"
+    move_mm: float = 3.0
+    move_px: float = 6.0  # without a calibration
+    match_fraction: float = 0.6  # a detection matches a track within this share of a card's short edge
+    clear_tol: float = 14.0  # Lab distance under which two colours are "the same surface"
+
+
+@dataclass
+class _Track:
+    id: int
+    seen: CardSeen
+    first_s: float
+    still_since_s: float
+    placed: bool = False
+    anchor: np.ndarray | None = None  # corners at the last confirmed position
+    face: str = "unknown"
+    name: str | None = None
+    pending_face: tuple[str, str | None, float] | None = None
+    last_seen_frame: int = 0
+    hidden: bool = False
+    clear_since_s: float | None = None
+    ring_lab: np.ndarray | None = None  # the table band around the card when last seen
+
+
+@dataclass
+class _PawnTrack:
+    color: str
+    center_px: tuple[float, float]
+    center_mm: tuple[float, float] | None
+    card_id: int | None
+    pending: tuple[int | None, float] | None = None
+    hidden: bool = False
+
+
+@dataclass
+class Tracker:
+    settings: TrackerSettings = field(default_factory=TrackerSettings)
+
+    def __post_init__(self) -> None:
+        self._tracks: list[_Track] = []
+        self._pawns: dict[str, _PawnTrack] = {}
+        self._next_id = 1
+
+    def update(self, reading: FrameReading, image: np.ndarray, frame: int, time_s: float) -> Observation:
+        s = self.settings
+        events: list[VisionEvent] = []
+        lab = cv2.cvtColor(image, cv2.COLOR_BGR2Lab) if image.ndim == 3 else None
+        matched: set[int] = set()
+        # Match detections to tracks: nearest centre within a share of the card's size.
+        pairs = []
+        for di, c in enumerate(reading.cards):
+            p = np.array(c.corners_px)
+            ctr, size = p.mean(axis=0), _short_px(p)
+            for ti, t in enumerate(self._tracks):
+                d = float(np.linalg.norm(np.array(t.seen.corners_px).mean(axis=0) - ctr))
+                if d < s.match_fraction * size:
+                    pairs.append((d, di, ti))
+        used_d: set[int] = set()
+        for _, di, ti in sorted(pairs):
+            if di in used_d or ti in matched:
+                continue
+            used_d.add(di)
+            matched.add(ti)
+            self._seen(self._tracks[ti], reading.cards[di], lab, frame, time_s, events)
+        for di, c in enumerate(reading.cards):
+            if di not in used_d:
+                t = _Track(self._next_id, c, time_s, time_s, face=c.face, name=c.name, last_seen_frame=frame)
+                self._next_id += 1
+                t.ring_lab = _ring(lab, np.array(c.corners_px))
+                self._tracks.append(t)
+        keep = []
+        for ti, t in enumerate(self._tracks):
+            if ti in matched or t.last_seen_frame == frame:
+                keep.append(t)
+                continue
+            if not t.placed:
+                continue  # never confirmed: forget it quietly
+            t.hidden = True
+            if self._table_shows(t, lab):
+                t.clear_since_s = time_s if t.clear_since_s is None else t.clear_since_s
+                if time_s - t.clear_since_s >= s.confirm_s:
+                    events.append(VisionEvent("removed", frame, time_s, t.id, face=t.face, name=t.name))
+                    continue
+            else:
+                t.clear_since_s = None
+            keep.append(t)
+        self._tracks = keep
+        self._update_pawns(reading, frame, time_s, events)
+        cards = tuple(
+            TrackedCard(
+                t.id,
+                t.seen.corners_px,
+                t.seen.sigma_px,
+                t.seen.corners_mm,
+                t.seen.sigma_mm,
+                t.face,
+                t.name,
+                t.hidden,
+                t.last_seen_frame,
+            )
+            for t in self._tracks
+            if t.placed
+        )
+        pawns = tuple(
+            TrackedPawn(p.color, p.center_px, p.center_mm, p.card_id, p.hidden) for p in self._pawns.values()
+        )
+        return Observation(frame, time_s, reading.width, reading.height, cards, pawns, tuple(events))
+
+    # ------------------------------------------------------------------------------------------
+    def _seen(
+        self, t: _Track, c: CardSeen, lab, frame: int, time_s: float, events: list[VisionEvent]
+    ) -> None:
+        s = self.settings
+        prev = np.array(t.seen.corners_px)
+        now = np.array(c.corners_px)
+        if np.max(np.linalg.norm(now - prev, axis=1)) > s.still_px:
+            t.still_since_s = time_s
+        t.seen = c
+        t.hidden = False
+        t.clear_since_s = None
+        t.last_seen_frame = frame
+        t.ring_lab = _ring(lab, now)
+        still = time_s - t.still_since_s >= s.confirm_s
+        if not t.placed:
+            if still:
+                t.placed = True
+                t.anchor = now
+                t.face, t.name = c.face, c.name
+                events.append(VisionEvent("placed", frame, time_s, t.id, face=t.face, name=t.name))
+            return
+        if still and self._moved(t, c):
+            t.anchor = now
+            events.append(VisionEvent("moved", frame, time_s, t.id, face=t.face, name=t.name))
+        if c.face != "unknown" and (c.face, c.name) != (t.face, t.name):
+            if t.pending_face is None or t.pending_face[:2] != (c.face, c.name):
+                t.pending_face = (c.face, c.name, time_s)
+            elif time_s - t.pending_face[2] >= s.confirm_s:
+                flipped = c.face != t.face
+                t.face, t.name = c.face, c.name
+                t.pending_face = None
+                if flipped:
+                    events.append(VisionEvent("flipped", frame, time_s, t.id, face=t.face, name=t.name))
+        else:
+            t.pending_face = None
+
+    def _moved(self, t: _Track, c: CardSeen) -> bool:
+        if t.anchor is None:
+            return False
+        d = float(np.max(np.linalg.norm(np.array(c.corners_px) - t.anchor, axis=1)))
+        if c.corners_mm is not None:
+            # Pixels to mm at this card: its short edge in both.
+            k = _short_px(np.array(c.corners_mm)) / max(_short_px(np.array(c.corners_px)), 1e-6)
+            return d * k > self.settings.move_mm
+        return d > self.settings.move_px
+
+    def _table_shows(self, t: _Track, lab) -> bool:
+        """True when the card's place looks like the table band around it, and that band is
+        unchanged since the card was last seen (nothing is over the area)."""
+        if lab is None or t.ring_lab is None:
+            return False
+        q = np.array(t.seen.corners_px)
+        ring = _ring(lab, q)
+        inside = _inside(lab, q)
+        if ring is None or inside is None:
+            return False
+        tol = self.settings.clear_tol
+        ring_same = float(np.linalg.norm(ring - t.ring_lab)) < tol
+        looks_table = float(np.linalg.norm(inside - ring)) < tol
+        return ring_same and looks_table
+
+    def _update_pawns(
+        self, reading: FrameReading, frame: int, time_s: float, events: list[VisionEvent]
+    ) -> None:
+        s = self.settings
+        ids = {}
+        for di, c in enumerate(reading.cards):
+            for t in self._tracks:
+                if t.seen is c and t.placed:
+                    ids[di] = t.id
+        seen_colors = set()
+        for p in reading.pawns:
+            if p.color in seen_colors:
+                continue  # one pawn per colour: the first (largest) sighting
+            seen_colors.add(p.color)
+            card_id = ids.get(p.card) if p.card is not None else None
+            pt = self._pawns.get(p.color)
+            if pt is None:
+                self._pawns[p.color] = _PawnTrack(p.color, p.center_px, p.center_mm, card_id)
+                continue
+            pt.center_px, pt.center_mm, pt.hidden = p.center_px, p.center_mm, False
+            if card_id != pt.card_id:
+                if pt.pending is None or pt.pending[0] != card_id:
+                    pt.pending = (card_id, time_s)
+                elif time_s - pt.pending[1] >= s.confirm_s:
+                    events.append(
+                        VisionEvent(
+                            "pawn_moved",
+                            frame,
+                            time_s,
+                            None,
+                            pawn=p.color,
+                            from_card=pt.card_id,
+                            to_card=card_id,
+                        )
+                    )
+                    pt.card_id, pt.pending = card_id, None
+            else:
+                pt.pending = None
+        for color, pt in self._pawns.items():
+            if color not in seen_colors:
+                pt.hidden = True
+
+
+def _short_px(p: np.ndarray) -> float:
+    s = np.linalg.norm(np.roll(p, -1, axis=0) - p, axis=1)
+    return float(min((s[0] + s[2]) / 2, (s[1] + s[3]) / 2))
+
+
+def _mask(shape: tuple[int, int], q: np.ndarray, grow: float) -> np.ndarray | None:
+    c = q.mean(axis=0)
+    poly = c + (q - c) * grow
+    x0, y0 = np.floor(poly.min(axis=0)).astype(int)
+    x1, y1 = np.ceil(poly.max(axis=0)).astype(int)
+    if x0 < 0 or y0 < 0 or x1 >= shape[1] or y1 >= shape[0]:
+        return None
+    m = np.zeros(shape, np.uint8)
+    cv2.fillPoly(m, [np.round(poly).astype(np.int32)], 1)
+    return m
+
+
+def _inside(lab, q: np.ndarray) -> np.ndarray | None:
+    m = _mask(lab.shape[:2], q, 0.8)
+    return None if m is None else np.median(lab[m > 0].reshape(-1, 3), axis=0).astype(np.float32)
+
+
+def _ring(lab, q: np.ndarray) -> np.ndarray | None:
+    if lab is None:
+        return None
+    outer = _mask(lab.shape[:2], q, 1.35)
+    inner = _mask(lab.shape[:2], q, 1.08)
+    if outer is None or inner is None:
+        return None
+    band = (outer > 0) & (inner == 0)
+    return np.median(lab[band].reshape(-1, 3), axis=0).astype(np.float32)
