@@ -7,6 +7,6 @@ class CommandError(Exception):
     """A subcommand met bad input; the message says what was wrong and how to fix it."""
 
 
-from tabletop.commands import bench, calibrate, demo  # noqa: E402  (needs CommandError defined first)
+from tabletop.commands import bench, calibrate, demo, detect  # noqa: E402  (needs CommandError defined first)
 
-REGISTRY = [demo.register, calibrate.register, bench.register]
+REGISTRY = [demo.register, calibrate.register, bench.register, detect.register]
