@@ -313,8 +313,9 @@ class ThePlanGame:
                 if any(p not in s.committed for p in s.config.seats):
                     return
                 plans = dict(s.committed)
+                rng = rng_for(s)  # one source for all Ghosts, so that their picks are independent
                 for ghost in s.config.ghosts:  # "one of each Ghost's cards is turned up at random"
-                    plans[ghost] = rng_for(s).choice(sorted(s.hands[ghost]))
+                    plans[ghost] = rng.choice(sorted(s.hands[ghost]))
                 self._emit("plans_revealed", {"plans": {p: plans[p] for p in s.config.players}})
             elif phase == "report_plans":
                 if any(p not in s.committed for p in s.config.players):
