@@ -287,3 +287,36 @@ def test_digital_mode_refuses_steward_reports_and_physical_mode_refuses_digital_
     with pytest.raises(RuleViolation) as err:
         p.apply(CommitPlan("ann", "lone-01"))
     assert err.value.code == "physical_table"
+
+
+def test_solitaire_several_ghosts_turn_up_their_cards_independently():
+    same = set()
+    for seed in range(16):
+        g = ThePlanGame.setup({"seats": ["me"], "ghosts": ["g1", "g2"]}, seed)
+        hands = {q: list(g.state.hands[q]) for q in ("g1", "g2")}
+        events = g.apply(CommitPlan("me", g.state.hands["me"][0]))
+        plans = of_type(events, "plans_revealed")[0]["public"]["plans"]
+        same.add(sorted(hands["g1"]).index(plans["g1"]) == sorted(hands["g2"]).index(plans["g2"]))
+    assert same == {True, False}
+
+
+def test_digital_tied_claimants_draw_the_top_of_the_pile_without_being_asked():
+    for seed in range(40):
+        g = ThePlanGame.setup({"seats": ["a", "b", "c", "d", "e", "f"]}, seed)
+        rng = random.Random(seed)
+        while not g.is_over:
+            events = g.apply(random_command(g, rng))
+            starts = of_type(events, "trinket_claims_started")
+            if starts and starts[0]["public"]["blind"]:
+                blind = starts[0]["public"]["blind"]
+                i = events.index(starts[0])
+                pile = list(
+                    ThePlanGame.replay(g.events[: len(g.events) - len(events) + i + 1]).state.trinket_pile
+                )
+                draws = [
+                    e["public"] for e in events[i:] if e["type"] == "trinket_claimed" and e["public"]["blind"]
+                ]
+                assert [d["player"] for d in draws][: len(blind)] == blind
+                assert [d["trinket"] for d in draws][: len(blind)] == pile[: len(blind)]
+                return
+    raise AssertionError("no tie for trinkets in 40 random games")
