@@ -116,9 +116,21 @@ class MasterPlanConfig:
         except DeckError as exc:
             raise ConfigError(str(exc)) from None
         start = data.get("starting_cards")
+        if not isinstance(data.get("villain_powers", False), bool):
+            raise ConfigError("villain_powers must be true or false")
+        try:
+            return cls._from_parts(data, seats, settings, deck, start)
+        except TypeError:
+            raise ConfigError(
+                "starting_cards and trophy must be 4 corners [[x, y], ...] in table mm"
+            ) from None
+
+    @classmethod
+    def _from_parts(cls, data: dict[str, Any], seats: list[Seat], settings: GeometrySettings,
+                    deck: SpaceDeck, start: Any) -> MasterPlanConfig:  # fmt: skip
         return cls(
             seats=tuple(seats),
-            villain_powers=bool(data.get("villain_powers", False)),
+            villain_powers=data.get("villain_powers", False),
             deck_mode=data.get("deck_mode", "digital"),
             settings=settings,
             starting_cards=None if start is None else {k: tuple(map(tuple, v)) for k, v in start.items()},

@@ -588,7 +588,17 @@ class MasterPlanGame:
             ):
                 self.turn["bonus_drawn"] = True
                 self._emit("power_used", {"player": p.name, "power": "extra_card"})
-                self._draw_cards(p, 1)
+                # as a draw effect, so an empty deck and discard offer face-up table cards
+                self.tasks.insert(
+                    0,
+                    {
+                        "do": "draw",
+                        "n": 1,
+                        "you": p.name,
+                        "space": None,
+                        "card_name": "Dr. Badmahn's extra card",
+                    },
+                )
 
         return change
 
