@@ -155,18 +155,18 @@ class Calibration:
                 f"set the camera back to {w}x{h} or calibrate again"
             )
 
-    def stale_steps(self) -> list[str]:
-        """Explanations of steps that were run against an older version of the step before them."""
-        out = []
+    def stale_steps(self) -> dict[str, str]:
+        """Steps that were fitted against an older version of the step before them -> what to do."""
+        out = {}
         lens = self.steps.get("intrinsics", {}).get("date")
         table = self.steps.get("table", {})
         if self.has_table and lens is not None and table.get("intrinsics_date") != lens:
-            out.append(
+            out["table"] = (
                 "the table step was fitted before the current lens calibration: run 'tabletop calibrate table' again"
             )
         proj = self.steps.get("projector", {})
         if self.has_projector and self.has_table and proj.get("table_date") != table.get("date"):
-            out.append(
+            out["projector"] = (
                 "the projector step was fitted before the current table step: run 'tabletop calibrate projector' again"
             )
         return out
@@ -355,13 +355,14 @@ def load_calibration(
     path: str | Path,
     require: tuple[str, ...] = ("table",),
     image_size: tuple[int, int] | None = None,
-    allow_stale: bool = False,
+    allow_stale: bool | tuple[str, ...] = False,
 ) -> Calibration:
     """Read and validate a calibration file.
 
     `require` names the steps the caller needs ("intrinsics", "table", "projector"); a missing one
     raises `CalibrationError` naming the command that makes it. `image_size` (w, h) of the camera
-    now is checked against the file's; stale later steps raise unless `allow_stale`.
+    now is checked against the file's. A stale step raises unless `allow_stale` is True or names
+    it (a step about to be re-run may be stale).
     """
     path = Path(path)
     try:
@@ -385,8 +386,8 @@ def load_calibration(
             )
     if image_size is not None:
         cal.check_image_size(image_size)
-    if not allow_stale:
-        stale = cal.stale_steps()
+    if allow_stale is not True:
+        stale = {k: v for k, v in cal.stale_steps().items() if k not in (allow_stale or ())}
         if stale:
-            raise CalibrationError(f"calibration file {path}: {stale[0]}")
+            raise CalibrationError(f"calibration file {path}: {next(iter(stale.values()))}")
     return cal

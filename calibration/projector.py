@@ -231,40 +231,48 @@ def measure_crosses(
     """Where the projected crosses landed on the table (mm), from a camera photo of `crosses_image`.
     `dark` (a photo with the projector showing black) removes table texture and card art."""
     cal.check_image_size((image.shape[1], image.shape[0]))
-    gray = (cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image).astype(np.float32)
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    base = None
     if dark is not None:
-        gray = gray - (cv2.cvtColor(dark, cv2.COLOR_BGR2GRAY) if dark.ndim == 3 else dark).astype(np.float32)
+        if dark.shape[:2] != image.shape[:2]:
+            raise CalibrationError("the dark photo and the crosses photo differ in size: take both with the same camera")
+        base = cv2.cvtColor(dark, cv2.COLOR_BGR2GRAY) if dark.ndim == 3 else dark
     points_mm = np.asarray(points_mm, float).reshape(-1, 2)
     expected = cal.table_mm_to_pixels(points_mm)
     # Cross size in camera pixels: the arm's table length over the local mm per pixel.
-    arm_mm = np.linalg.norm(
-        cal.projector_px_to_table_mm(cal.table_mm_to_projector_px(points_mm) + [CROSS_ARM_PX, 0]) - points_mm,
-        axis=1,
-    )
+    proj = cal.table_mm_to_projector_px(points_mm)
+    arm_mm = np.linalg.norm(cal.projector_px_to_table_mm(proj + [CROSS_ARM_PX, 0]) - points_mm, axis=1)
+    bar_mm = np.linalg.norm(cal.projector_px_to_table_mm(proj + [CROSS_THICKNESS_PX, 0]) - points_mm, axis=1)
     mmpp = cal.mm_per_pixel_at(expected)
     found = np.full_like(points_mm, np.nan)
     hgt, wid = gray.shape
-    for k, ((u, v), arm) in enumerate(zip(expected, arm_mm / mmpp)):
+    for k, (u, v) in enumerate(expected):
+        arm, bar = arm_mm[k] / mmpp[k], bar_mm[k] / mmpp[k]
         r = int(arm * 1.8 + 12)
         x0, y0, x1, y1 = int(u) - r, int(v) - r, int(u) + r + 1, int(v) + r + 1
         if x0 < 0 or y0 < 0 or x1 > wid or y1 > hgt:
             continue
         win = gray[y0:y1, x0:x1]
-        win = win - np.median(win)
-        top = float(np.percentile(win, 99.5))
-        if top < 10:
+        # What the table looks like without the cross: the dark photo, or a grey opening wider than
+        # the cross's bars (it removes thin bright lines and keeps the rest). Dividing by it cancels the albedo (cards' art, wood grain), so a cross
+        # half on a white card and half on the table is still seen whole and centred.
+        if base is not None:
+            back = base[y0:y1, x0:x1].astype(np.float32)
+        else:
+            size = max(7, int(bar * 4) | 1)
+            back = cv2.morphologyEx(win, cv2.MORPH_OPEN, np.ones((size, size), np.uint8)).astype(np.float32)
+        light = (win.astype(np.float32) - back) / np.maximum(back, 8.0)
+        top = float(np.percentile(light, 99.5))
+        if top < 0.15:
             continue
-        mask = (win > 0.5 * top).astype(np.uint8)
+        mask = (light > 0.5 * top).astype(np.uint8)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
-        if n < 2:
+        # Every sizeable bright piece: a bar crossing a card edge may come apart, evenly about the centre.
+        keep = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= 4]
+        if not keep:
             continue
-        # The cross: the biggest bright blob (not a card's white border caught in the window).
-        best = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-        sel = labels == best
-        wts = np.where(sel, win, 0).clip(min=0)
-        ys, xs = np.nonzero(sel)
-        total = wts[ys, xs].sum()
-        found[k] = [x0 + (wts[ys, xs] * xs).sum() / total, y0 + (wts[ys, xs] * ys).sum() / total]
+        ys, xs = np.nonzero(np.isin(labels, keep))
+        found[k] = [x0 + xs.mean(), y0 + ys.mean()]
     ok = np.isfinite(found[:, 0])
     found_mm = np.full_like(points_mm, np.nan)
     if ok.any():

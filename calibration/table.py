@@ -11,12 +11,12 @@ counter-clockwise seen from above).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
 
-from calibration.board import BoardSpec, BoardView
+from calibration.board import PAPERS_MM, BoardSpec, BoardView
 from calibration.errors import CalibrationError
 from calibration.file import Calibration
 from calibration.lens import apply_homography, distort_pixels, undistort_pixels
@@ -188,7 +188,7 @@ def check_measured_scale(
         )
     if abs(scale - 1) > SCALE_TOLERANCE:
         raise CalibrationError(
-            _scale_message(scale, f"{what} measures {want * scale:.1f} mm instead of {want:.1f} mm")
+            _scale_message(scale, f"{what} measures {round(want * scale, 2):g} mm instead of {want:g} mm")
         )
     return scale
 
@@ -222,7 +222,10 @@ def check_page_scale(
     when a printer shrinks the picture, so the page measured in board units reveals the scale.
     Needs the whole page in view on a table darker than paper; otherwise it says so and gives no scale."""
     if spec.paper_mm is None:
-        return PageCheck(None, "the board spec names no paper size")
+        # Unknown paper: try each; only the right one gives the same scale across and down.
+        checks = [check_page_scale(image, replace(spec, paper=p, paper_mm=mm), board_to_image, camera_matrix, distortion, px_per_mm) for p, mm in PAPERS_MM.items()]
+        good = [c for c in checks if c.scale is not None]
+        return good[0] if len(good) == 1 else checks[0] if not good else PageCheck(None, "the paper size is ambiguous")
     pw, ph = spec.paper_mm
     bw, bh = spec.size_mm
     # Region in board units wide enough for a print anywhere between 80 % and 120 % scale.
@@ -256,5 +259,5 @@ def check_page_scale(
     height = np.median([c.nonzero()[0][[0, -1]] @ [-1, 1] + 1 for c in cols.T if c.any()]) / px_per_mm
     sx, sy = pw / width, ph / height
     if abs(sx - sy) > 0.015:
-        return PageCheck(None, f"the paper's edges are unclear (width says {sx:.3f}, height says {sy:.3f})")
-    return PageCheck(float((sx + sy) / 2), f"paper measures {width:.1f} x {height:.1f} board-mm")
+        return PageCheck(None, f"the paper's edges are unclear or it is not {spec.paper} (width says {sx:.3f}, height says {sy:.3f})")
+    return PageCheck(float((sx + sy) / 2), f"{spec.paper} paper measures {width:.1f} x {height:.1f} board-mm")

@@ -578,7 +578,7 @@ def run_card_size(args: argparse.Namespace) -> int:
     if args.reach_mm is not None and not 10 <= args.reach_mm <= 300:
         raise CommandError(f"a reach of {args.reach_mm} mm is not plausible (10-300 mm)")
     if args.detections is not None:
-        cal = load_calibration(args.calibration, require=())
+        cal = load_calibration(args.calibration, require=(), allow_stale=("projector",))
         text = sys.stdin.read() if args.detections == "-" else _read_text(args.detections)
         cards = cards_from_detect_json(text, source=args.detections)
         mm = [
@@ -646,7 +646,7 @@ def run_projector_pattern(args: argparse.Namespace) -> int:
 
 @_wrap
 def run_projector(args: argparse.Namespace) -> int:
-    cal = load_calibration(args.calibration, require=("table",))
+    cal = load_calibration(args.calibration, require=("table",), allow_stale=("projector",))
     pattern = ProjectorPattern.load(args.pattern)
     img, source = _one_photo(args, "show the projector pattern full screen on the table")
     fit = fit_projector(img, pattern, cal)
@@ -730,7 +730,7 @@ def run_show(args: argparse.Namespace) -> int:
     print(f"{args.calibration}:")
     for line in cal.summary():
         print("  " + line)
-    stale = cal.stale_steps()
+    stale = list(cal.stale_steps().values())
     for line in stale:
         print("  STALE: " + line)
     missing = [s for s, ok in (("table", cal.has_table),) if not ok]
