@@ -18,7 +18,7 @@ from referee.theplan.agents import random_command
 
 
 def _play(config: dict, seed: int) -> tuple[ThePlanGame, int]:
-    game = ThePlanGame.setup(config, seed)
+    game, _ = ThePlanGame.setup(config, seed)
     rng = random.Random(seed)
     commands = 0
     while not game.is_over:

@@ -23,8 +23,7 @@ from referee.theplan import (
     ThePlanGame,
     WithdrawPlan,
     command_from_dict,
-    event_seen_by,
-    private_event_for,
+    private_events_for,
     public_event,
 )
 from referee.theplan.agents import random_command
@@ -77,7 +76,7 @@ def test_malformed_commands_get_a_typed_error_in_plain_words(d, code, words):
 
 
 def test_a_refused_command_changes_nothing():
-    g = ThePlanGame.setup({"seats": ["ann", "bob", "cat"]}, 2)
+    g = ThePlanGame.setup({"seats": ["ann", "bob", "cat"]}, 2)[0]
     bob_plan = g.state.hands["bob"][0]
     bad = [
         CommitPlan("ann", bob_plan),
@@ -99,7 +98,7 @@ def test_a_refused_command_changes_nothing():
 
 
 def _play(config, seed, agent_seed, steps=None):
-    g = ThePlanGame.setup(config, seed)
+    g = ThePlanGame.setup(config, seed)[0]
     rng = random.Random(agent_seed)
     commands = []
     while not g.is_over and (steps is None or len(commands) < steps):
@@ -119,12 +118,12 @@ def _play(config, seed, agent_seed, steps=None):
 )
 def test_same_seed_and_commands_give_byte_identical_events(config):
     g1, commands = _play(config, 11, 5)
-    g2 = ThePlanGame.setup(config, 11)
+    g2 = ThePlanGame.setup(config, 11)[0]
     for cmd in commands:
         g2.apply(command_from_dict(json.loads(json.dumps(cmd.to_dict()))))
     assert json.dumps(g1.events, sort_keys=True) == json.dumps(g2.events, sort_keys=True)
     if config.get("mode") != "physical":  # another seed deals and reveals differently
-        other = ThePlanGame.setup(config, 12)
+        other = ThePlanGame.setup(config, 12)[0]
         assert [public_event(e) for e in other.events] != [
             public_event(e) for e in g2.events[: len(other.events)]
         ]
@@ -153,25 +152,40 @@ def test_events_are_json_and_of_known_types():
         assert set(e) <= {"type", "public", "private", "secret"}
 
 
+def test_setup_returns_the_game_and_its_first_events():
+    g, events = ThePlanGame.setup({"seats": ["ann", "bob", "cat"]}, 2)
+    assert events == g.events and events[0]["type"] == "game_set_up"
+    assert events[0]["public"]["rules_version"] == 1 and events[0]["public"]["variant"] == "standard"
+
+
 def test_a_dealt_hand_is_private_to_its_player():
-    g = ThePlanGame.setup({"seats": ["ann", "bob", "cat"]}, 2)
+    g = ThePlanGame.setup({"seats": ["ann", "bob", "cat"]}, 2)[0]
     dealt = next(e for e in g.events if e["type"] == "plans_dealt")
-    assert public_event(dealt) == {"type": "plans_dealt", "counts": {"ann": 6, "bob": 6, "cat": 6}}
-    assert private_event_for(dealt, "ann") == {"type": "plans_dealt", "plans": g.state.hands["ann"]}
-    seen = json.dumps(event_seen_by(dealt, "bob"))
+    counts = {"ann": 6, "bob": 6, "cat": 6}
+    assert public_event(dealt) == {"type": "plans_dealt", "counts": counts}
+    assert private_events_for(dealt, "ann") == {
+        "type": "plans_dealt",
+        "counts": counts,
+        "plans": g.state.hands["ann"],
+    }
+    seen = json.dumps(private_events_for(dealt, "bob"))
     assert not any(f'"{p}"' in seen for p in g.state.hands["ann"])
     setup_event = g.events[0]
     assert "seed" not in json.dumps(public_event(setup_event)) and setup_event["secret"]["seed"] == 2
 
 
 def test_a_commitment_acknowledgement_goes_only_to_its_player():
-    g = ThePlanGame.setup({"seats": ["ann", "bob", "cat"]}, 2)
+    g = ThePlanGame.setup({"seats": ["ann", "bob", "cat"]}, 2)[0]
     plan = g.state.hands["ann"][0]
     (e,) = g.apply(CommitPlan("ann", plan))
     assert public_event(e) == {"type": "plan_committed", "player": "ann"}
-    assert private_event_for(e, "ann") == {"type": "plan_committed", "plan": plan, "changed": False}
-    assert private_event_for(e, "bob") is None
-    assert event_seen_by(e, "ann")["plan"] == plan and "plan" not in event_seen_by(e, "cat")
+    assert private_events_for(e, "ann") == {
+        "type": "plan_committed",
+        "player": "ann",
+        "plan": plan,
+        "changed": False,
+    }
+    assert private_events_for(e, "bob") is None and plan not in json.dumps(public_event(e))
 
 
 def test_legal_commands_are_all_accepted():
@@ -180,7 +194,7 @@ def test_legal_commands_are_all_accepted():
         {"seats": ["a", "b", "c"], "bribes": True},
         {"seats": ["a", "b", "c"], "mode": "physical"},
     ):
-        g = ThePlanGame.setup(config, 6)
+        g = ThePlanGame.setup(config, 6)[0]
         for _ in range(60):
             for actor in g.to_act():
                 for cmd in g.legal_commands(actor):

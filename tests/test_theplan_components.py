@@ -115,7 +115,7 @@ def test_load_components_reads_an_edited_file_and_refuses_bad_json(tmp_path):
     path.write_text(json.dumps(edited))
     comps = load_components(path)
     assert comps.plans[edited["plans"][30]["id"]].experts == ("jewels", "paintings")
-    game = ThePlanGame.setup({"seats": ["a", "b", "c"]}, 1, comps)
+    game = ThePlanGame.setup({"seats": ["a", "b", "c"]}, 1, comps)[0]
     assert game.state.phase == "commit"
     path.write_text("{not json")
     with pytest.raises(ComponentsError, match="not valid JSON"):

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from theplan_helpers import COMPONENTS
 
-from referee.theplan import ThePlanGame, private_event_for, public_event
+from referee.theplan import ThePlanGame, private_events_for, public_event
 from referee.theplan.agents import random_command
 from referee.theplan.state import apply_event, new_state
 
@@ -118,11 +118,11 @@ def check_event(s, e):
     assert not set(strings(public_event(e))) & secrets(s)
     for p in e.get("private", {}):
         given = set(e["private"][p].get("given", []))  # the Plans p just passed on
-        assert not set(strings(private_event_for(e, p))) & (secrets(s, p) - given)
+        assert not set(strings(private_events_for(e, p))) & (secrets(s, p) - given)
 
 
 def play_and_check(config, seed, agent_seed):
-    game = ThePlanGame.setup(config, seed)
+    game = ThePlanGame.setup(config, seed)[0]
     shadow = new_state(game.events[0], COMPONENTS)  # the log, replayed one event at a time
     done = 1
     rng = random.Random(agent_seed)

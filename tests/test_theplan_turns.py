@@ -22,7 +22,7 @@ SEATS = ["ann", "bob", "cat"]
 
 
 def new_game(seats=SEATS, seed=5, **options) -> ThePlanGame:
-    return ThePlanGame.setup({"seats": list(seats), **options}, seed)
+    return ThePlanGame.setup({"seats": list(seats), **options}, seed)[0]
 
 
 def hand(g, p):
@@ -195,7 +195,7 @@ def _components_with_treasures(n: int):
 @pytest.mark.parametrize("treasures, turns, left", [(56, 11, 1), (55, 11, 0), (54, 10, 4)])
 def test_the_game_ends_at_a_turn_start_when_five_treasures_cannot_be_revealed(treasures, turns, left):
     comps = COMPONENTS if treasures == 56 else _components_with_treasures(treasures)
-    g = ThePlanGame.setup({"seats": SEATS}, 9, comps)
+    g = ThePlanGame.setup({"seats": SEATS}, 9, comps)[0]
     rng = random.Random(1)
     while not g.is_over:
         g.apply(random_command(g, rng))

@@ -59,7 +59,7 @@ def test_head_to_head_removes_the_two_plan_types_chosen_at_setup():
 )
 def test_head_to_head_must_remove_exactly_two_known_types_and_only_then(options):
     with pytest.raises(RuleViolation) as err:
-        ThePlanGame.setup(options, 1)
+        ThePlanGame.setup(options, 1)[0]
     assert err.value.code == "bad_setup"
 
 
@@ -67,7 +67,7 @@ def test_head_to_head_must_remove_exactly_two_known_types_and_only_then(options)
 
 
 def test_solitaire_hands_hold_two_plans_and_are_refilled_after_each_turn():
-    g = ThePlanGame.setup({"seats": ["me"], "ghosts": ["ghost"]}, 4)
+    g = ThePlanGame.setup({"seats": ["me"], "ghosts": ["ghost"]}, 4)[0]
     assert len(g.state.hands["me"]) == 2 and len(g.state.hands["ghost"]) == 2
     assert g.to_act() == ["me"]
     rng = random.Random(0)
@@ -81,7 +81,7 @@ def test_solitaire_hands_hold_two_plans_and_are_refilled_after_each_turn():
 def test_solitaire_ghost_turns_up_one_of_its_cards_at_random_after_the_player_commits():
     picks = set()
     for seed in range(12):
-        g = ThePlanGame.setup({"seats": ["me"], "ghosts": ["ghost"]}, seed)
+        g = ThePlanGame.setup({"seats": ["me"], "ghosts": ["ghost"]}, seed)[0]
         ghost_hand = list(g.state.hands["ghost"])
         events = g.apply(CommitPlan("me", g.state.hands["me"][0]))
         chosen = of_type(events, "plans_revealed")[0]["public"]["plans"]["ghost"]
@@ -91,7 +91,7 @@ def test_solitaire_ghost_turns_up_one_of_its_cards_at_random_after_the_player_co
 
 
 def test_solitaire_ghost_hand_is_hidden_and_ghosts_take_no_commands():
-    g = ThePlanGame.setup({"seats": ["me"], "ghosts": ["g1", "g2"]}, 4)
+    g = ThePlanGame.setup({"seats": ["me"], "ghosts": ["g1", "g2"]}, 4)[0]
     secret = g.state.hands["g1"] + g.state.hands["g2"]
     for view in (g.public_view(), g.player_view("me")):
         text = json.dumps(view)
@@ -278,7 +278,7 @@ def test_physical_mode_a_blind_draw_reports_the_trinket_that_came_off_the_pile()
 
 
 def test_digital_mode_refuses_steward_reports_and_physical_mode_refuses_digital_commits():
-    g = ThePlanGame.setup({"seats": ["ann", "bob", "cat"]}, 1)
+    g = ThePlanGame.setup({"seats": ["ann", "bob", "cat"]}, 1)[0]
     with pytest.raises(RuleViolation) as err:
         g.apply(ReportReveal(STEWARD, T5, ()))
     assert err.value.code == "digital_game"
@@ -292,7 +292,7 @@ def test_digital_mode_refuses_steward_reports_and_physical_mode_refuses_digital_
 def test_solitaire_several_ghosts_turn_up_their_cards_independently():
     same = set()
     for seed in range(16):
-        g = ThePlanGame.setup({"seats": ["me"], "ghosts": ["g1", "g2"]}, seed)
+        g = ThePlanGame.setup({"seats": ["me"], "ghosts": ["g1", "g2"]}, seed)[0]
         hands = {q: list(g.state.hands[q]) for q in ("g1", "g2")}
         events = g.apply(CommitPlan("me", g.state.hands["me"][0]))
         plans = of_type(events, "plans_revealed")[0]["public"]["plans"]
@@ -302,7 +302,7 @@ def test_solitaire_several_ghosts_turn_up_their_cards_independently():
 
 def test_digital_tied_claimants_draw_the_top_of_the_pile_without_being_asked():
     for seed in range(40):
-        g = ThePlanGame.setup({"seats": ["a", "b", "c", "d", "e", "f"]}, seed)
+        g = ThePlanGame.setup({"seats": ["a", "b", "c", "d", "e", "f"]}, seed)[0]
         rng = random.Random(seed)
         while not g.is_over:
             events = g.apply(random_command(g, rng))

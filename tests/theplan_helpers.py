@@ -16,7 +16,7 @@ def plan(type_id: str, *experts: str) -> str:
 
 
 def physical(seats=("ann", "bob", "cat"), **options) -> ThePlanGame:
-    return ThePlanGame.setup({"seats": list(seats), "mode": "physical", **options}, seed=1)
+    return ThePlanGame.setup({"seats": list(seats), "mode": "physical", **options}, seed=1)[0]
 
 
 def reveal(game: ThePlanGame, treasures, trinkets=("documents-a1", "pottery-a1", "toys-a1")) -> list[dict]:

@@ -1,7 +1,7 @@
 """The Plan (museum heist) rules engine: pure, deterministic, replayable from its events.
 
-game = ThePlanGame.setup({"seats": ["ann", "bob", "cat"]}, seed=7)
-events = game.apply(CommitPlan("ann", "lone-03"))
+game, events = ThePlanGame.setup({"seats": ["ann", "bob", "cat"]}, seed=7)
+events = game.apply(CommitPlan("ann", game.player_view("ann")["you"]["hand"][0]))
 ThePlanGame.replay(game.events).state.to_dict() == game.state.to_dict()
 """
 
@@ -29,7 +29,7 @@ from referee.theplan.components import (
 )
 from referee.theplan.config import GameConfig
 from referee.theplan.errors import MalformedCommand, RuleViolation
-from referee.theplan.events import event_seen_by, private_event_for, public_event
+from referee.theplan.events import private_events_for, public_event
 from referee.theplan.game import ThePlanGame, replay, setup
 from referee.theplan.state import EVENT_TYPES, State
 
@@ -56,10 +56,9 @@ __all__ = [
     "WithdrawPlan",
     "command_from_dict",
     "default_components",
-    "event_seen_by",
     "load_components",
     "parse_components",
-    "private_event_for",
+    "private_events_for",
     "public_event",
     "replay",
     "setup",

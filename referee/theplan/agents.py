@@ -17,7 +17,7 @@ def random_command(game: ThePlanGame, rng: random.Random) -> Command:
 
 def play_random_game(config: GameConfig | dict, seed: int | str, agent_seed: int = 0) -> ThePlanGame:
     """A whole game from setup to its end, every choice random but seeded."""
-    game = ThePlanGame.setup(config, seed)
+    game, _ = ThePlanGame.setup(config, seed)
     rng = random.Random(agent_seed)
     while not game.is_over:
         game.apply(random_command(game, rng))

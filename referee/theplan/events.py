@@ -5,7 +5,8 @@ An event is a JSON-able dict:
      "public": {...},                 # anyone may see it (the PUB channel, displays)
      "private": {player: {...}},      # only that player's own connection (a dealt hand, an acknowledgement)
      "secret": {...}}                 # the referee's own store only, never sent (the seed, a Ghost's hand)
-"private" and "secret" are left out when empty.
+"private" and "secret" are left out when empty. The service publishes `public_event(e)` and sends
+`private_events_for(e, player)` to that player's own connection only (same shape as Master Plan).
 """
 
 from __future__ import annotations
@@ -31,12 +32,8 @@ def public_event(event: Event) -> dict:
     return {"type": event["type"], **event.get("public", {})}
 
 
-def private_event_for(event: Event, player: str) -> dict | None:
-    """The part only `player` may see, or None when the event holds nothing private for them."""
+def private_events_for(event: Event, player: str) -> dict | None:
+    """The event as `player` may see it (public payload plus their private part), or None when the
+    event holds nothing private for them (then the public event is all they get)."""
     part = event.get("private", {}).get(player)
-    return None if part is None else {"type": event["type"], **part}
-
-
-def event_seen_by(event: Event, player: str) -> dict:
-    """The event as `player` sees it: the public payload plus their own private part."""
-    return {"type": event["type"], **event.get("public", {}), **event.get("private", {}).get(player, {})}
+    return None if part is None else {"type": event["type"], **event.get("public", {}), **part}

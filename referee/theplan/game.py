@@ -1,6 +1,6 @@
 """The Plan referee: commands in, events out.
 
-`ThePlanGame.setup(config, seed)` starts a game; `apply(command)` checks the command against the
+`ThePlanGame.setup(config, seed)` starts a game (returning it and its first events); `apply(command)` checks the command against the
 rules (raising RuleViolation and changing nothing when it breaks one), emits the events it causes
 and then runs every automatic step (reveals, execution, blind draws, passing, dealing, Ghosts)
 until somebody must decide something. `ThePlanGame.replay(events)` rebuilds the same game.
@@ -32,6 +32,7 @@ from referee.theplan.events import Event, make_event
 from referee.theplan.scoring import ranking, score_collection
 from referee.theplan.state import State, apply_event, new_state, rng_for
 
+RULES_VERSION = 1  # bump when a rule's reading changes, so stored logs say which rules they followed
 TREASURES_PER_TURN = 5
 TRINKETS_PER_TURN = 3
 
@@ -51,7 +52,8 @@ class ThePlanGame:
     @classmethod
     def setup(
         cls, config: GameConfig | dict, seed: int | str, components: Components | None = None
-    ) -> ThePlanGame:
+    ) -> tuple[ThePlanGame, list[Event]]:
+        """A new game, shuffled (digital) and dealt, up to its first decision; with its events so far."""
         comps = components or default_components()
         resolved = resolve_config(config, comps)
         if isinstance(seed, bool) or not isinstance(seed, (int, str)):
@@ -59,6 +61,7 @@ class ThePlanGame:
         first = make_event(
             "game_set_up",
             public={
+                "rules_version": RULES_VERSION,
                 "config": resolved.to_dict(),
                 "variant": resolved.variant,
                 "players": list(resolved.players),
@@ -68,7 +71,7 @@ class ThePlanGame:
         )
         game = cls(new_state(first, comps), [first])
         game._advance()
-        return game
+        return game, game.events
 
     @classmethod
     def replay(cls, events: Iterable[Event], components: Components | None = None) -> ThePlanGame:
@@ -580,7 +583,9 @@ _HANDLERS = {
 }
 
 
-def setup(config: GameConfig | dict, seed: int | str, components: Components | None = None) -> ThePlanGame:
+def setup(
+    config: GameConfig | dict, seed: int | str, components: Components | None = None
+) -> tuple[ThePlanGame, list[Event]]:
     return ThePlanGame.setup(config, seed, components)
 
 
