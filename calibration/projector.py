@@ -235,7 +235,9 @@ def measure_crosses(
     base = None
     if dark is not None:
         if dark.shape[:2] != image.shape[:2]:
-            raise CalibrationError("the dark photo and the crosses photo differ in size: take both with the same camera")
+            raise CalibrationError(
+                "the dark photo and the crosses photo differ in size: take both with the same camera"
+            )
         base = cv2.cvtColor(dark, cv2.COLOR_BGR2GRAY) if dark.ndim == 3 else dark
     points_mm = np.asarray(points_mm, float).reshape(-1, 2)
     expected = cal.table_mm_to_pixels(points_mm)

@@ -223,9 +223,25 @@ def check_page_scale(
     Needs the whole page in view on a table darker than paper; otherwise it says so and gives no scale."""
     if spec.paper_mm is None:
         # Unknown paper: try each; only the right one gives the same scale across and down.
-        checks = [check_page_scale(image, replace(spec, paper=p, paper_mm=mm), board_to_image, camera_matrix, distortion, px_per_mm) for p, mm in PAPERS_MM.items()]
+        checks = [
+            check_page_scale(
+                image,
+                replace(spec, paper=p, paper_mm=mm),
+                board_to_image,
+                camera_matrix,
+                distortion,
+                px_per_mm,
+            )
+            for p, mm in PAPERS_MM.items()
+        ]
         good = [c for c in checks if c.scale is not None]
-        return good[0] if len(good) == 1 else checks[0] if not good else PageCheck(None, "the paper size is ambiguous")
+        return (
+            good[0]
+            if len(good) == 1
+            else checks[0]
+            if not good
+            else PageCheck(None, "the paper size is ambiguous")
+        )
     pw, ph = spec.paper_mm
     bw, bh = spec.size_mm
     # Region in board units wide enough for a print anywhere between 80 % and 120 % scale.
@@ -259,5 +275,8 @@ def check_page_scale(
     height = np.median([c.nonzero()[0][[0, -1]] @ [-1, 1] + 1 for c in cols.T if c.any()]) / px_per_mm
     sx, sy = pw / width, ph / height
     if abs(sx - sy) > 0.015:
-        return PageCheck(None, f"the paper's edges are unclear or it is not {spec.paper} (width says {sx:.3f}, height says {sy:.3f})")
+        return PageCheck(
+            None,
+            f"the paper's edges are unclear or it is not {spec.paper} (width says {sx:.3f}, height says {sy:.3f})",
+        )
     return PageCheck(float((sx + sy) / 2), f"{spec.paper} paper measures {width:.1f} x {height:.1f} board-mm")
