@@ -193,6 +193,10 @@ def test_switch_swaps_two_spaces_after_the_new_positions_are_reported_and_pawns_
     for bad, code in [
         (ReportPositions("camera", (("S2", corners_at(500, 500)),)), "wrong_cards"),
         (ReportPositions("camera", (("S2", corners_at(500, 500)), ("S3", corners_at(1000, 150)))), "overlap"),
+        (
+            ReportPositions("camera", (("S2", corners_at(500, 500)), ("S3", corners_at(300, 700)))),
+            "not_swapped",
+        ),
     ]:
         with pytest.raises(RuleViolation) as info:
             game.apply(bad)

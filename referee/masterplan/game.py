@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -689,6 +690,15 @@ class MasterPlanGame:
             hit = overlaps(outlines[0], [outlines[1]], self.settings)
             if hit:
                 raise RuleViolation("overlap", f"The two cards would overlap each other: {hit[0].explain()}")
+            # A Switch swaps places: each card must now lie about where the other one was.
+            for new, other in ((outlines[0], outlines[1].id), (outlines[1], outlines[0].id)):
+                (x, y), (ox, oy) = new.center_mm, self.graph.card(other).center_mm
+                off = math.hypot(x - ox, y - oy)
+                if off > self.settings.card_long_mm / 2:
+                    raise RuleViolation(
+                        "not_swapped",
+                        f"{new.id} should now lie where {other} was, but its centre is {off:.0f} mm from there",
+                    )
 
         def change() -> None:
             self.waiting = None
