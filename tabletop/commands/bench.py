@@ -9,6 +9,7 @@ from tabletop.commands import CommandError
 
 BENCHMARKS = {
     "geometry": "reachability graph build / incremental update vs a naive all-pairs loop",
+    "renderer": "synthetic frame rendering, ms per frame at 720p and 1080p vs the bare lens remap",
     "vision": "card detector accuracy and speed on fresh rendered scenes vs an Otsu/approxPolyDP baseline",
     "calibration": "lens, table and projector accuracy on rendered views vs no lens step",
     "theplan": "complete random The Plan games/s (3 and 6 players) vs replaying their event logs",

@@ -8,14 +8,34 @@ Never imported by a detector: the detector must not see how its input was made.
     frame = renderer.render(random_scene(seed=1), seed=1)   # frame.image, frame.truth, frame.jpeg
 """
 
-from vision.synthetic.art import CARD_NAMES, SPACE_CARDS, STARTING_CARDS, TROPHY, all_faces, back_image, card_mask, face_image
+from vision.synthetic.art import (
+    CARD_NAMES,
+    SPACE_CARDS,
+    STARTING_CARDS,
+    TROPHY,
+    all_faces,
+    back_image,
+    card_mask,
+    face_image,
+)
 from vision.synthetic.camera import RESOLUTIONS, Camera, CameraPose
 from vision.synthetic.charuco import BoardSpec, board_corners_mm, board_sheet
 from vision.synthetic.conditions import PRESETS, SURFACES, Conditions, random_conditions
 from vision.synthetic.game import ScriptedGame, ScriptError, sample_game
 from vision.synthetic.layouts import random_layout, random_scene
 from vision.synthetic.render import Frame, Renderer
-from vision.synthetic.scene import CARD_SIZE_MM, PAWN_COLORS, Card, Hand, HeldCard, Pawn, Projection, Scene, Sheet, Table
+from vision.synthetic.scene import (
+    CARD_SIZE_MM,
+    PAWN_COLORS,
+    Card,
+    Hand,
+    HeldCard,
+    Pawn,
+    Projection,
+    Scene,
+    Sheet,
+    Table,
+)
 
 __all__ = [
     "CARD_NAMES",

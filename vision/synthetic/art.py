@@ -96,7 +96,22 @@ def _bomb(img, c, s):
 
 
 def _laser_gun(img, c, s):
-    _poly(img, c, s, [(-1.1, -0.4), (0.4, -0.4), (0.4, 0.0), (-0.5, 0.0), (-0.6, 0.8), (-1.0, 0.8), (-0.9, 0.0), (-1.1, 0.0)], (90, 90, 90))
+    _poly(
+        img,
+        c,
+        s,
+        [
+            (-1.1, -0.4),
+            (0.4, -0.4),
+            (0.4, 0.0),
+            (-0.5, 0.0),
+            (-0.6, 0.8),
+            (-1.0, 0.8),
+            (-0.9, 0.0),
+            (-1.1, 0.0),
+        ],
+        (90, 90, 90),
+    )
     _poly(img, c, s, [(0.4, -0.3), (0.7, -0.3), (0.7, -0.1), (0.4, -0.1)], (40, 40, 40))
     cv2.line(img, _pt(c, 0.75, -0.2, s), _pt(c, 1.3, -0.2, s), (60, 60, 255), max(3, s // 8), cv2.LINE_AA)
     cv2.circle(img, _pt(c, 1.3, -0.2, s), int(0.15 * s), (120, 120, 255), -1, cv2.LINE_AA)
@@ -111,8 +126,20 @@ def _teleporter(img, c, s):
 
 
 def _switch(img, c, s):
-    _poly(img, c, s, [(-1, -0.6), (0.5, -0.6), (0.5, -0.95), (1.1, -0.35), (0.5, 0.25), (0.5, -0.1), (-1, -0.1)], (180, 90, 30))
-    _poly(img, c, s, [(1, 0.3), (-0.5, 0.3), (-0.5, -0.05), (-1.1, 0.55), (-0.5, 1.15), (-0.5, 0.8), (1, 0.8)], (30, 140, 200))
+    _poly(
+        img,
+        c,
+        s,
+        [(-1, -0.6), (0.5, -0.6), (0.5, -0.95), (1.1, -0.35), (0.5, 0.25), (0.5, -0.1), (-1, -0.1)],
+        (180, 90, 30),
+    )
+    _poly(
+        img,
+        c,
+        s,
+        [(1, 0.3), (-0.5, 0.3), (-0.5, -0.05), (-1.1, 0.55), (-0.5, 1.15), (-0.5, 0.8), (1, 0.8)],
+        (30, 140, 200),
+    )
 
 
 def _control_panel(img, c, s):
@@ -120,14 +147,23 @@ def _control_panel(img, c, s):
     cols = [(40, 40, 220), (40, 200, 40), (220, 160, 40), (40, 200, 230)]
     for i in range(2):
         for j in range(3):
-            cv2.circle(img, _pt(c, -0.7 + 0.5 * j, -0.45 + 0.55 * i, s), int(0.17 * s), cols[(i + j) % 4], -1, cv2.LINE_AA)
+            cv2.circle(
+                img,
+                _pt(c, -0.7 + 0.5 * j, -0.45 + 0.55 * i, s),
+                int(0.17 * s),
+                cols[(i + j) % 4],
+                -1,
+                cv2.LINE_AA,
+            )
     cv2.circle(img, _pt(c, 0.65, 0.0, s), int(0.3 * s), (200, 200, 200), -1, cv2.LINE_AA)
     cv2.line(img, _pt(c, 0.65, 0.0, s), _pt(c, 0.85, -0.2, s), (20, 20, 20), 2, cv2.LINE_AA)
     cv2.rectangle(img, _pt(c, -0.9, 0.45, s), _pt(c, 0.3, 0.7, s), (40, 160, 40), -1, cv2.LINE_AA)
 
 
 def _supply_drop(img, c, s):
-    cv2.ellipse(img, _pt(c, 0, -0.4, s), (int(1.0 * s), int(0.7 * s)), 0, 180, 360, (60, 150, 40), -1, cv2.LINE_AA)
+    cv2.ellipse(
+        img, _pt(c, 0, -0.4, s), (int(1.0 * s), int(0.7 * s)), 0, 180, 360, (60, 150, 40), -1, cv2.LINE_AA
+    )
     for x in (-1.0, -0.35, 0.35, 1.0):
         cv2.line(img, _pt(c, x, -0.4, s), _pt(c, 0, 0.45, s), (40, 40, 40), 1, cv2.LINE_AA)
     _poly(img, c, s, [(-0.4, 0.45), (0.4, 0.45), (0.4, 1.1), (-0.4, 1.1)], (60, 120, 170))
@@ -135,7 +171,13 @@ def _supply_drop(img, c, s):
 
 
 def _rocket_boots(img, c, s):
-    _poly(img, c, s, [(-0.6, -1.0), (0.0, -1.0), (0.0, 0.2), (0.9, 0.35), (0.9, 0.7), (-0.6, 0.7)], (40, 70, 160))
+    _poly(
+        img,
+        c,
+        s,
+        [(-0.6, -1.0), (0.0, -1.0), (0.0, 0.2), (0.9, 0.35), (0.9, 0.7), (-0.6, 0.7)],
+        (40, 70, 160),
+    )
     for i, x in enumerate((-0.45, -0.15, 0.15, 0.45, 0.75)):
         col = (0, 140 + 20 * i, 255)
         _poly(img, c, s, [(x - 0.13, 0.75), (x + 0.13, 0.75), (x, 1.25)], col)
@@ -143,14 +185,26 @@ def _rocket_boots(img, c, s):
 
 def _tripwire(img, c, s):
     for x in (-1.0, 1.0):
-        _poly(img, c, s, [(x - 0.08, -0.2), (x + 0.08, -0.2), (x + 0.08, 0.9), (x - 0.08, 0.9)], (60, 90, 120))
+        _poly(
+            img, c, s, [(x - 0.08, -0.2), (x + 0.08, -0.2), (x + 0.08, 0.9), (x - 0.08, 0.9)], (60, 90, 120)
+        )
     cv2.line(img, _pt(c, -1.0, 0.5, s), _pt(c, 1.0, 0.5, s), (40, 40, 200), 2, cv2.LINE_AA)
-    _poly(img, c, s, [(-0.3, -1.0), (0.1, -1.0), (0.15, 0.2), (0.55, 0.35), (0.55, 0.5), (-0.3, 0.5)], (50, 50, 50))
+    _poly(
+        img,
+        c,
+        s,
+        [(-0.3, -1.0), (0.1, -1.0), (0.15, 0.2), (0.55, 0.35), (0.55, 0.5), (-0.3, 0.5)],
+        (50, 50, 50),
+    )
 
 
 def _empty_lair(img, c, s):
-    cv2.ellipse(img, _pt(c, 0, 0.9, s), (int(1.1 * s), int(1.5 * s)), 0, 180, 360, (90, 90, 90), -1, cv2.LINE_AA)
-    cv2.ellipse(img, _pt(c, 0, 0.9, s), (int(0.7 * s), int(1.05 * s)), 0, 180, 360, (15, 15, 15), -1, cv2.LINE_AA)
+    cv2.ellipse(
+        img, _pt(c, 0, 0.9, s), (int(1.1 * s), int(1.5 * s)), 0, 180, 360, (90, 90, 90), -1, cv2.LINE_AA
+    )
+    cv2.ellipse(
+        img, _pt(c, 0, 0.9, s), (int(0.7 * s), int(1.05 * s)), 0, 180, 360, (15, 15, 15), -1, cv2.LINE_AA
+    )
     for x in (-0.4, 0.0, 0.4):
         cv2.circle(img, _pt(c, x, 0.75, s), int(0.06 * s), (150, 150, 150), -1, cv2.LINE_AA)
 
@@ -158,8 +212,26 @@ def _empty_lair(img, c, s):
 def _z_mask(img, c, s):
     cv2.ellipse(img, _pt(c, 0, 0, s), (int(1.0 * s), int(0.6 * s)), 0, 0, 360, (30, 30, 30), -1, cv2.LINE_AA)
     for x in (-0.45, 0.45):
-        cv2.ellipse(img, _pt(c, x, -0.05, s), (int(0.28 * s), int(0.16 * s)), 0, 0, 360, (230, 230, 230), -1, cv2.LINE_AA)
-    _poly(img, c, s, [(-0.5, 0.75), (0.5, 0.75), (-0.3, 1.25), (0.5, 1.25)], (40, 40, 200), fill=False, t=max(3, s // 9))
+        cv2.ellipse(
+            img,
+            _pt(c, x, -0.05, s),
+            (int(0.28 * s), int(0.16 * s)),
+            0,
+            0,
+            360,
+            (230, 230, 230),
+            -1,
+            cv2.LINE_AA,
+        )
+    _poly(
+        img,
+        c,
+        s,
+        [(-0.5, 0.75), (0.5, 0.75), (-0.3, 1.25), (0.5, 1.25)],
+        (40, 40, 200),
+        fill=False,
+        t=max(3, s // 9),
+    )
 
 
 def _dr_badmahn(img, c, s):
@@ -167,30 +239,75 @@ def _dr_badmahn(img, c, s):
     for x in (-0.38, 0.38):
         cv2.circle(img, _pt(c, x, -0.05, s), int(0.3 * s), (60, 60, 60), -1, cv2.LINE_AA)
         cv2.circle(img, _pt(c, x, -0.05, s), int(0.2 * s), (200, 230, 120), -1, cv2.LINE_AA)
-    cv2.ellipse(img, _pt(c, 0, 0.45, s), (int(0.4 * s), int(0.2 * s)), 0, 0, 180, (30, 30, 30), 3, cv2.LINE_AA)
+    cv2.ellipse(
+        img, _pt(c, 0, 0.45, s), (int(0.4 * s), int(0.2 * s)), 0, 0, 180, (30, 30, 30), 3, cv2.LINE_AA
+    )
     for x in (-0.6, -0.2, 0.2, 0.6):
         cv2.line(img, _pt(c, x, -0.7, s), _pt(c, x * 1.4, -1.15, s), (230, 230, 230), 3, cv2.LINE_AA)
 
 
 def _mysterious_m(img, c, s):
     _poly(img, c, s, [(0, -1.2), (1.0, 0.2), (0.8, 1.1), (-0.8, 1.1), (-1.0, 0.2)], (70, 30, 50))
-    _poly(img, c, s, [(-0.55, 0.8), (-0.55, -0.2), (0, 0.35), (0.55, -0.2), (0.55, 0.8)], (80, 200, 230), fill=False, t=max(3, s // 8))
+    _poly(
+        img,
+        c,
+        s,
+        [(-0.55, 0.8), (-0.55, -0.2), (0, 0.35), (0.55, -0.2), (0.55, 0.8)],
+        (80, 200, 230),
+        fill=False,
+        t=max(3, s // 8),
+    )
 
 
 def _ms_fyre(img, c, s):
-    _poly(img, c, s, [(0, -1.2), (0.5, -0.3), (0.8, -0.6), (0.9, 0.4), (0.5, 1.0), (-0.5, 1.0), (-0.9, 0.4), (-0.7, -0.5), (-0.35, -0.1)], (0, 90, 240))
+    _poly(
+        img,
+        c,
+        s,
+        [
+            (0, -1.2),
+            (0.5, -0.3),
+            (0.8, -0.6),
+            (0.9, 0.4),
+            (0.5, 1.0),
+            (-0.5, 1.0),
+            (-0.9, 0.4),
+            (-0.7, -0.5),
+            (-0.35, -0.1),
+        ],
+        (0, 90, 240),
+    )
     _poly(img, c, s, [(0, -0.4), (0.4, 0.3), (0.3, 0.9), (-0.3, 0.9), (-0.4, 0.3)], (0, 210, 255))
 
 
 def _plutonian_poacher(img, c, s):
     cv2.circle(img, _pt(c, 0, 0, s), int(0.65 * s), (170, 140, 200), -1, cv2.LINE_AA)
-    cv2.ellipse(img, _pt(c, 0, 0, s), (int(1.2 * s), int(0.3 * s)), -20, 0, 360, (60, 90, 150), 3, cv2.LINE_AA)
+    cv2.ellipse(
+        img, _pt(c, 0, 0, s), (int(1.2 * s), int(0.3 * s)), -20, 0, 360, (60, 90, 150), 3, cv2.LINE_AA
+    )
     for i in range(-2, 3):
-        cv2.line(img, _pt(c, -0.9 + 0.3 * i, 0.9, s), _pt(c, -0.5 + 0.3 * i, 1.3, s), (40, 40, 40), 1, cv2.LINE_AA)
+        cv2.line(
+            img, _pt(c, -0.9 + 0.3 * i, 0.9, s), _pt(c, -0.5 + 0.3 * i, 1.3, s), (40, 40, 40), 1, cv2.LINE_AA
+        )
 
 
 def _monster_nash(img, c, s):
-    _poly(img, c, s, [(-1.0, -0.6), (-0.6, -1.2), (-0.3, -0.7), (0.3, -0.7), (0.6, -1.2), (1.0, -0.6), (1.0, 0.9), (-1.0, 0.9)], (60, 150, 70))
+    _poly(
+        img,
+        c,
+        s,
+        [
+            (-1.0, -0.6),
+            (-0.6, -1.2),
+            (-0.3, -0.7),
+            (0.3, -0.7),
+            (0.6, -1.2),
+            (1.0, -0.6),
+            (1.0, 0.9),
+            (-1.0, 0.9),
+        ],
+        (60, 150, 70),
+    )
     for x in (-0.4, 0.4):
         cv2.circle(img, _pt(c, x, -0.2, s), int(0.2 * s), (0, 220, 255), -1, cv2.LINE_AA)
         cv2.circle(img, _pt(c, x, -0.2, s), int(0.07 * s), (0, 0, 0), -1, cv2.LINE_AA)
@@ -204,10 +321,29 @@ def _trophy(img, c, s):
     cv2.ellipse(img, _pt(c, 0, -0.6, s), (int(0.8 * s), int(1.0 * s)), 0, 0, 180, gold, -1, cv2.LINE_AA)
     _poly(img, c, s, [(-0.8, -0.62), (0.8, -0.62), (0.8, -0.9), (-0.8, -0.9)], gold)
     for x in (-1, 1):
-        cv2.ellipse(img, _pt(c, 0.85 * x, -0.35, s), (int(0.3 * s), int(0.35 * s)), 0, 0, 360, gold, 3, cv2.LINE_AA)
+        cv2.ellipse(
+            img, _pt(c, 0.85 * x, -0.35, s), (int(0.3 * s), int(0.35 * s)), 0, 0, 360, gold, 3, cv2.LINE_AA
+        )
     _poly(img, c, s, [(-0.12, 0.35), (0.12, 0.35), (0.12, 0.8), (-0.12, 0.8)], gold)
     _poly(img, c, s, [(-0.6, 0.8), (0.6, 0.8), (0.6, 1.1), (-0.6, 1.1)], (20, 120, 170))
-    _poly(img, c, s, [(0, -0.5), (0.12, -0.25), (0.4, -0.2), (0.2, 0.0), (0.25, 0.3), (0, 0.15), (-0.25, 0.3), (-0.2, 0.0), (-0.4, -0.2), (-0.12, -0.25)], (245, 245, 245))
+    _poly(
+        img,
+        c,
+        s,
+        [
+            (0, -0.5),
+            (0.12, -0.25),
+            (0.4, -0.2),
+            (0.2, 0.0),
+            (0.25, 0.3),
+            (0, 0.15),
+            (-0.25, 0.3),
+            (-0.2, 0.0),
+            (-0.4, -0.2),
+            (-0.12, -0.25),
+        ],
+        (245, 245, 245),
+    )
 
 
 ICONS: dict[str, Icon] = {
@@ -262,7 +398,9 @@ def _face(name: str, size_mm: tuple[float, float], px_per_mm: float) -> np.ndarr
     cv2.rectangle(img, (inner, inner + band), (w - 1 - inner, h - 1 - inner - band), (225, 235, 240), -1)
     half = np.zeros((band, w - 2 * inner, 3), np.uint8)
     half[:] = col
-    _fit_text(half, name.upper(), half.shape[1] // 2, int(band * 0.68), int(half.shape[1] * 0.92), (250, 250, 250))
+    _fit_text(
+        half, name.upper(), half.shape[1] // 2, int(band * 0.68), int(half.shape[1] * 0.92), (250, 250, 250)
+    )
     img[inner : inner + band, inner : w - inner] = half
     img[h - inner - band : h - inner, inner : w - inner] = half[::-1, ::-1]
     s = int(round(min(w - 2 * inner, h - 2 * inner - 2 * band) / 3.4))
@@ -273,7 +411,9 @@ def _face(name: str, size_mm: tuple[float, float], px_per_mm: float) -> np.ndarr
     return img
 
 
-def face_image(name: str, size_mm: tuple[float, float] = (63.0, 88.0), px_per_mm: float = DEFAULT_PX_PER_MM) -> np.ndarray:
+def face_image(
+    name: str, size_mm: tuple[float, float] = (63.0, 88.0), px_per_mm: float = DEFAULT_PX_PER_MM
+) -> np.ndarray:
     """The face of card `name` (BGR, rectangular: the caller applies `card_mask` for the rounded
     corners). The card's own top edge is row 0. Read-only and cached."""
     return _face(name, (float(size_mm[0]), float(size_mm[1])), float(px_per_mm))
@@ -295,14 +435,22 @@ def _back(size_mm: tuple[float, float], px_per_mm: float) -> np.ndarray:
     r = int(round(14 * px_per_mm))
     cv2.circle(img, c, r, (40, 180, 230), -1, cv2.LINE_AA)
     cv2.circle(img, c, int(r * 0.8), (60, 25, 20), -1, cv2.LINE_AA)
-    pts = np.array([[c[0] + r * 0.55 * np.cos(a), c[1] + r * 0.55 * np.sin(a)] for a in np.linspace(0, 2 * np.pi, 9)[:-1]], np.int32)
+    pts = np.array(
+        [
+            [c[0] + r * 0.55 * np.cos(a), c[1] + r * 0.55 * np.sin(a)]
+            for a in np.linspace(0, 2 * np.pi, 9)[:-1]
+        ],
+        np.int32,
+    )
     cv2.fillPoly(img, [pts], (40, 180, 230), cv2.LINE_AA)
     cv2.circle(img, c, int(r * 0.25), (60, 25, 20), -1, cv2.LINE_AA)
     img.flags.writeable = False
     return img
 
 
-def back_image(size_mm: tuple[float, float] = (63.0, 88.0), px_per_mm: float = DEFAULT_PX_PER_MM) -> np.ndarray:
+def back_image(
+    size_mm: tuple[float, float] = (63.0, 88.0), px_per_mm: float = DEFAULT_PX_PER_MM
+) -> np.ndarray:
     """The shared card back (BGR, read-only, cached)."""
     return _back((float(size_mm[0]), float(size_mm[1])), float(px_per_mm))
 
@@ -332,6 +480,8 @@ def card_mask(
     return _mask((float(size_mm[0]), float(size_mm[1])), float(px_per_mm), float(radius_mm))
 
 
-def all_faces(size_mm: tuple[float, float] = (63.0, 88.0), px_per_mm: float = DEFAULT_PX_PER_MM) -> dict[str, np.ndarray]:
+def all_faces(
+    size_mm: tuple[float, float] = (63.0, 88.0), px_per_mm: float = DEFAULT_PX_PER_MM
+) -> dict[str, np.ndarray]:
     """Every face by card name, for a recogniser to enrol."""
     return {n: face_image(n, size_mm, px_per_mm) for n in CARD_NAMES}

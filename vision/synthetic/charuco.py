@@ -27,17 +27,25 @@ class BoardSpec:
         return cv2.aruco.CharucoBoard((self.squares_x, self.squares_y), self.square_mm, self.marker_mm, d)
 
     def to_json(self) -> dict:
-        return {**asdict(self), "paper_mm": list(self.paper_mm), "opencv": "cv2.aruco.CharucoBoard((squares_x, squares_y), square_mm, marker_mm, getPredefinedDictionary(dictionary))"}
+        return {
+            **asdict(self),
+            "paper_mm": list(self.paper_mm),
+            "opencv": "cv2.aruco.CharucoBoard((squares_x, squares_y), square_mm, marker_mm, getPredefinedDictionary(dictionary))",
+        }
 
 
-def board_sheet(spec: BoardSpec, center_mm: tuple[float, float], angle_deg: float = 0.0, px_per_mm: float = 6.0) -> Sheet:
+def board_sheet(
+    spec: BoardSpec, center_mm: tuple[float, float], angle_deg: float = 0.0, px_per_mm: float = 6.0
+) -> Sheet:
     """The printed page as a Sheet: white paper with the board in its middle. The board's own
     top-left chessboard corner is the sheet's top-left (art top-left) side."""
     bw, bh = spec.squares_x * spec.square_mm, spec.squares_y * spec.square_mm
     pw, ph = spec.paper_mm
     if bw > pw or bh > ph:
         raise ValueError("the board does not fit on its paper")
-    img = spec.board().generateImage((int(round(bw * px_per_mm)), int(round(bh * px_per_mm))), marginSize=0, borderBits=1)
+    img = spec.board().generateImage(
+        (int(round(bw * px_per_mm)), int(round(bh * px_per_mm))), marginSize=0, borderBits=1
+    )
     page = np.full((int(round(ph * px_per_mm)), int(round(pw * px_per_mm))), 250, np.uint8)
     y0 = (page.shape[0] - img.shape[0]) // 2
     x0 = (page.shape[1] - img.shape[1]) // 2

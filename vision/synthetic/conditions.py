@@ -69,7 +69,16 @@ PRESETS: dict[str, Conditions] = {
     ),
     # Overexposed and warm with a strong reflection and a bit of camera shake.
     "harsh": Conditions(surface="wood", exposure=1.25, glare=0.5, motion_blur_px=3.0, motion_angle_deg=20.0),
-    "ideal": Conditions(surface="green_felt", uneven_light=0.0, vignetting=0.0, shadow_strength=0.0, noise_sigma=0.0, defocus_sigma_px=0.0, jpeg_quality=None, tint_bgr=(1.0, 1.0, 1.0)),
+    "ideal": Conditions(
+        surface="green_felt",
+        uneven_light=0.0,
+        vignetting=0.0,
+        shadow_strength=0.0,
+        noise_sigma=0.0,
+        defocus_sigma_px=0.0,
+        jpeg_quality=None,
+        tint_bgr=(1.0, 1.0, 1.0),
+    ),
 }
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from vision.synthetic.layouts import convex_gap_mm, convex_overlap
-from vision.synthetic.scene import CARD_SIZE_MM, Card, Hand, HeldCard, Pawn, Scene, Table
+from vision.synthetic.scene import CARD_SIZE_MM, DEFAULT_TABLE, Card, Hand, HeldCard, Pawn, Scene, Table
 
 # The default deck of RULINGS.md (the referee's deck file is the engine's source of truth).
 DEFAULT_DECK = {
@@ -65,7 +65,7 @@ class ScriptedGame:
         seats: list[tuple[str, str]],
         hands: dict[str, list[str]],
         seed: int = 0,
-        table: Table = Table(),
+        table: Table = DEFAULT_TABLE,
         reach_mm: float = 63.0,
         size_mm: tuple[float, float] = CARD_SIZE_MM,
         trophy_distance_mm: float = 610.0,
@@ -95,7 +95,9 @@ class ScriptedGame:
             self.seats[name] = Seat(name, cid, color, SKINS[i % len(SKINS)], SLEEVES[i % len(SLEEVES)])
             self.pawns[name] = Pawn(name, color, (cx, y0), cid, pawn_style)
         self.trophy_id = n + 1
-        self.cards[self.trophy_id] = Card(self.trophy_id, "Trophy", (x_mid, y0 + trophy_distance_mm), 0.0, True, size_mm)
+        self.cards[self.trophy_id] = Card(
+            self.trophy_id, "Trophy", (x_mid, y0 + trophy_distance_mm), 0.0, True, size_mm
+        )
         self.next_id = n + 2
         # Turn order: rightmost starting card first, then leftward (RULINGS).
         self.order = sorted(self.seats, key=lambda s: -self.cards[self.seats[s].card_id].center_mm[0])
@@ -121,7 +123,9 @@ class ScriptedGame:
         self.step = "add"  # first round: no Move step
         self.hands_over: list[Hand] = []
         self.held: list[HeldCard] = []
-        self.entry("event", "setup", cards=[self._card_json(c) for c in self.cards.values()], order=list(self.order))
+        self.entry(
+            "event", "setup", cards=[self._card_json(c) for c in self.cards.values()], order=list(self.order)
+        )
         self.still(3)
 
     # ---- bookkeeping ----------------------------------------------------------------------------
@@ -130,7 +134,14 @@ class ScriptedGame:
         return self.order[self.turn]
 
     def entry(self, kind: str, type_: str, **kw: object) -> dict:
-        e = {"seq": len(self.entries), "kind": kind, "type": type_, "round": self.round, **kw, "frames": [len(self.frames), len(self.frames) - 1]}
+        e = {
+            "seq": len(self.entries),
+            "kind": kind,
+            "type": type_,
+            "round": self.round,
+            **kw,
+            "frames": [len(self.frames), len(self.frames) - 1],
+        }
         self.entries.append(e)
         return e
 
@@ -155,7 +166,9 @@ class ScriptedGame:
     def _card_json(self, c: Card) -> dict:
         return {"id": c.id, "name": c.name, "corners_mm": np.round(c.corners_mm(), 6).tolist()}
 
-    def _hand(self, seat: str, tip: np.ndarray, height: float, holding: HeldCard | None = None, offset: float = 0.0) -> Hand:
+    def _hand(
+        self, seat: str, tip: np.ndarray, height: float, holding: HeldCard | None = None, offset: float = 0.0
+    ) -> Hand:
         s = self.seats[seat]
         sx = self.cards[s.card_id].center_mm[0] + offset
         return Hand(tuple(tip), (sx, SEAT_Y_MM), height, s.skin, s.sleeve, holding=holding)
@@ -215,7 +228,15 @@ class ScriptedGame:
                 raise ScriptError(f"card {cid} would overlap card {other.id}")
         seat.hand.remove(name)
         self.next_id += 1
-        e = self.entry("command", "place_card", player=player, step="add", card=cid, corners_mm=np.round(card.corners_mm(), 6).tolist(), secret={"name": name})
+        e = self.entry(
+            "command",
+            "place_card",
+            player=player,
+            step="add",
+            card=cid,
+            corners_mm=np.round(card.corners_mm(), 6).tolist(),
+            secret={"name": name},
+        )
         target = np.asarray(center, float)
         for k, tip in enumerate(self._reach_path(player, target, 4)):
             held = HeldCard(name, tuple(tip - [0, 30]), 45.0 - 5 * k, angle * k / 3, False, 1, self.size_mm)
@@ -224,7 +245,9 @@ class ScriptedGame:
         self.cards[cid] = card
         self.hands_over = [self._hand(player, target - [0, 35], 40.0)]
         self.frame()
-        self.hands_over = [self._hand(player, (target + [self.cards[seat.card_id].center_mm[0], -100]) / 2, 80.0)]
+        self.hands_over = [
+            self._hand(player, (target + [self.cards[seat.card_id].center_mm[0], -100]) / 2, 80.0)
+        ]
         self.frame()
         self.still(1)
         del e
@@ -267,7 +290,9 @@ class ScriptedGame:
             raise ScriptError(f"card {to} is not on the table")
         gap = self.gap(here, to)  # type: ignore[arg-type]
         if not gap < self.reach_mm:
-            raise ScriptError(f"card {to} is {gap:.1f} mm from card {here}: out of reach (< {self.reach_mm} mm)")
+            raise ScriptError(
+                f"card {to} is {gap:.1f} mm from card {here}: out of reach (< {self.reach_mm} mm)"
+            )
         self.entry("command", "move", player=player, step="move", to=to, extra=extra, gap_mm=round(gap, 2))
         dest = self.cards[to]
         src = np.asarray(pawn.center_mm, float)
@@ -275,7 +300,9 @@ class ScriptedGame:
         # Lift the pawn and carry it next to the destination.
         path = [src, src + (spot - src) * 0.5, spot + [-40, -60]]
         for k, p in enumerate(path):
-            lifted = Pawn(player, pawn.color, tuple(p), here if k == 0 else None, pawn.style, 0.0 if k == 0 else 35.0)
+            lifted = Pawn(
+                player, pawn.color, tuple(p), here if k == 0 else None, pawn.style, 0.0 if k == 0 else 35.0
+            )
             self.pawns[player] = lifted
             self.hands_over = [self._hand(player, p + [0, 15], 60.0 if k else 45.0)]
             self.frame()
@@ -349,7 +376,9 @@ class ScriptedGame:
         self.pawns[player] = Pawn(player, pw.color, tuple(mid), None, pw.style, 40.0)
         self.hands_over = [self._hand(player, mid + [0, 15], 65.0)]
         self.frame()
-        self.pawns[player] = Pawn(player, pw.color, self._pawn_spot(player, seat.card_id), seat.card_id, pw.style)
+        self.pawns[player] = Pawn(
+            player, pw.color, self._pawn_spot(player, seat.card_id), seat.card_id, pw.style
+        )
         self.hands_over = [self._hand(player, np.asarray(start.center_mm) + [0, 30], 70.0)]
         self.frame()
         self.discard.extend(seat.hand)
@@ -383,20 +412,34 @@ class ScriptedGame:
             "switch",
             player=player,
             cards=[a, b],
-            corners_mm={str(a): np.round(na.corners_mm(), 6).tolist(), str(b): np.round(nb.corners_mm(), 6).tolist()},
+            corners_mm={
+                str(a): np.round(na.corners_mm(), 6).tolist(),
+                str(b): np.round(nb.corners_mm(), 6).tolist(),
+            },
         )
         riders = {p: pw for p, pw in self.pawns.items() if pw.on_card in (a, b)}
         # Both hands lift the two cards (pawns ride on them), cross, and put them down swapped.
         del self.cards[a], self.cards[b]
         for t in (0.0, 0.5, 1.0):
-            pa = np.asarray(ca.center_mm) + (np.asarray(cb.center_mm) - np.asarray(ca.center_mm)) * t + [t * (1 - t) * 160, 0]
-            pb = np.asarray(cb.center_mm) + (np.asarray(ca.center_mm) - np.asarray(cb.center_mm)) * t - [t * (1 - t) * 160, 0]
+            pa = (
+                np.asarray(ca.center_mm)
+                + (np.asarray(cb.center_mm) - np.asarray(ca.center_mm)) * t
+                + [t * (1 - t) * 160, 0]
+            )
+            pb = (
+                np.asarray(cb.center_mm)
+                + (np.asarray(ca.center_mm) - np.asarray(cb.center_mm)) * t
+                - [t * (1 - t) * 160, 0]
+            )
             ha = HeldCard(ca.name, tuple(pa), 60.0, ca.angle_deg, ca.face_up, 1, self.size_mm)
             hb = HeldCard(cb.name, tuple(pb), 60.0, cb.angle_deg, cb.face_up, 1, self.size_mm)
             for p, pw in riders.items():
                 c = pa if pw.on_card == a else pb
                 self.pawns[p] = Pawn(p, pw.color, tuple(c), None, pw.style, 62.0)
-            self.hands_over = [self._hand(player, pa + [0, -40], 70.0, ha, offset=-60), self._hand(player, pb + [0, -40], 70.0, hb, offset=60)]
+            self.hands_over = [
+                self._hand(player, pa + [0, -40], 70.0, ha, offset=-60),
+                self._hand(player, pb + [0, -40], 70.0, hb, offset=60),
+            ]
             self.frame()
         self.cards[a], self.cards[b] = na, nb
         for p, pw in riders.items():
@@ -406,7 +449,7 @@ class ScriptedGame:
         self.step = "add"
 
 
-def sample_game(seed: int = 5, table: Table = Table()) -> ScriptedGame:
+def sample_game(seed: int = 5, table: Table = DEFAULT_TABLE) -> ScriptedGame:
     """The bundled game (see the module docstring)."""
     nash, fyre, zmask = "Monster Nash", "Ms. Fyre", "Z-Mask"
     g = ScriptedGame(

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from vision.synthetic.art import SPACE_CARDS
-from vision.synthetic.scene import CARD_SIZE_MM, Card, Pawn, Scene, Table
+from vision.synthetic.scene import CARD_SIZE_MM, DEFAULT_TABLE, Card, Pawn, Scene, Table
 
 
 def _seg_point_dist(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
@@ -82,7 +82,9 @@ def random_layout(
 
     def inside(card: Card) -> bool:
         c = card.corners_mm()
-        return bool(c[:, 0].min() >= x0 and c[:, 0].max() <= x1 and c[:, 1].min() >= y0 and c[:, 1].max() <= y1)
+        return bool(
+            c[:, 0].min() >= x0 and c[:, 0].max() <= x1 and c[:, 1].min() >= y0 and c[:, 1].max() <= y1
+        )
 
     first = make(0, (rng.uniform(x0 + 60, x1 - 60), rng.uniform(y0 + 60, y1 - 60)), angle())
     cards.append(first)
@@ -115,7 +117,7 @@ def random_layout(
 def random_scene(
     seed: int,
     n_cards: int = 12,
-    table: Table = Table(),
+    table: Table = DEFAULT_TABLE,
     region_mm: tuple[float, float, float, float] = (250.0, 80.0, 950.0, 700.0),
     n_pawns: int = 3,
     size_mm: tuple[float, float] = CARD_SIZE_MM,
@@ -126,5 +128,13 @@ def random_scene(
     colors = ["red", "blue", "yellow", "green", "purple", "orange"]
     pawns = []
     for i, card in enumerate(rng.sample(cards, min(n_pawns, len(cards)))):
-        pawns.append(Pawn(f"player {i + 1}", colors[i % len(colors)], card.center_mm, card.id, rng.choice(["standee", "disc"])))
+        pawns.append(
+            Pawn(
+                f"player {i + 1}",
+                colors[i % len(colors)],
+                card.center_mm,
+                card.id,
+                rng.choice(["standee", "disc"]),
+            )
+        )
     return Scene(table=table, cards=tuple(cards), pawns=tuple(pawns))

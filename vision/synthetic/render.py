@@ -26,7 +26,7 @@ import numpy as np
 from vision.synthetic.art import CARD_STOCK, back_image, card_mask, face_image
 from vision.synthetic.camera import Camera
 from vision.synthetic.conditions import PRESETS, Conditions
-from vision.synthetic.scene import PAWN_COLORS, Card, Hand, HeldCard, Pawn, Scene, Sheet, Table
+from vision.synthetic.scene import DEFAULT_TABLE, PAWN_COLORS, Card, Hand, HeldCard, Pawn, Scene, Sheet, Table
 from vision.synthetic.textures import floor_texture, surface_texture
 from vision.synthetic.truth import frame_truth
 
@@ -46,7 +46,9 @@ class Frame:
 
 
 @lru_cache(maxsize=64)
-def _texture(name: str | None, face_up: bool, size_mm: tuple[float, float], px_per_mm: float, stock: tuple | None):
+def _texture(
+    name: str | None, face_up: bool, size_mm: tuple[float, float], px_per_mm: float, stock: tuple | None
+):
     """Card art (face or back) resampled to the raster scale, with its alpha, tinted to the stock."""
     art = face_image(name, size_mm, ART_PX_PER_MM) if face_up else back_image(size_mm, ART_PX_PER_MM)
     alpha = card_mask(size_mm, ART_PX_PER_MM)
@@ -70,7 +72,7 @@ class Renderer:
         self,
         camera: Camera,
         conditions: Conditions = PRESETS["wood"],
-        table: Table = Table(),
+        table: Table = DEFAULT_TABLE,
         px_per_mm: float | None = None,
     ) -> None:
         self.camera = camera
@@ -116,7 +118,9 @@ class Renderer:
         """Table mm -> continuous raster coordinates (col, row; pixel centres at integers)."""
         s = self.px_per_mm
         p = np.asarray(pts_mm, dtype=float).reshape(-1, 2)
-        return np.column_stack([(p[:, 0] - self.origin_mm[0]) * s - 0.5, (self.origin_mm[1] - p[:, 1]) * s - 0.5])
+        return np.column_stack(
+            [(p[:, 0] - self.origin_mm[0]) * s - 0.5, (self.origin_mm[1] - p[:, 1]) * s - 0.5]
+        )
 
     def _setup_maps(self) -> None:
         cam = self.camera
@@ -139,9 +143,17 @@ class Renderer:
         dist = np.sqrt(
             (gx[None, :] - self.lamp_mm[0]) ** 2 + (gy[:, None] - self.lamp_mm[1]) ** 2 + self.lamp_mm[2] ** 2
         )
-        field_ = 0.5 * blotch / (np.abs(blotch).max() + 1e-6) - 0.5 * (dist - dist.min()) / (np.ptp(dist) + 1e-6)
+        field_ = 0.5 * blotch / (np.abs(blotch).max() + 1e-6) - 0.5 * (dist - dist.min()) / (
+            np.ptp(dist) + 1e-6
+        )
         illum = 1.0 + c.uneven_light * (field_ - field_.max())
-        illum_img = cv2.remap(illum.astype(np.float32), self._map1, self._map2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        illum_img = cv2.remap(
+            illum.astype(np.float32),
+            self._map1,
+            self._map2,
+            cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
         h, w = cam.height, cam.width
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
         r2 = ((xx - cam.cx) ** 2 + (yy - cam.cy) ** 2) / float((w / 2) ** 2 + (h / 2) ** 2)
@@ -178,8 +190,17 @@ class Renderer:
             for poly in self._outline_3d(kind, obj):
                 self._shadow_polygon(shadow, poly[:, :2], float(poly[:, 2].mean()), polygon_3d=poly)
         # 3: the lens map.
-        img = cv2.remap(albedo, self._map1, self._map2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=c.floor_bgr)
-        shade = cv2.remap(shadow, self._map1, self._map2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+        img = cv2.remap(
+            albedo,
+            self._map1,
+            self._map2,
+            cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_CONSTANT,
+            borderValue=c.floor_bgr,
+        )
+        shade = cv2.remap(
+            shadow, self._map1, self._map2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0
+        )
         # 4: things above the table, far to near, into the image and the label image.
         labels = np.zeros((cam.height, cam.width), np.int32)
         label_of: dict[int, tuple[str, object]] = {}
@@ -217,7 +238,9 @@ class Renderer:
     def _composite_flat(self, albedo: np.ndarray, shadow: np.ndarray, obj: Card | Sheet) -> None:
         s = self.px_per_mm
         if isinstance(obj, Card):
-            tex, alpha = _texture(obj.name, obj.face_up, tuple(obj.size_mm), s, self.conditions.card_stock_bgr)
+            tex, alpha = _texture(
+                obj.name, obj.face_up, tuple(obj.size_mm), s, self.conditions.card_stock_bgr
+            )
         else:
             tex, alpha = _sheet_texture(obj, s)
         th, tw = alpha.shape
@@ -292,7 +315,14 @@ class Renderer:
             items.append((float(np.linalg.norm(np.array([*hc.center_mm, hc.height_mm]) - cpos)), "held", hc))
         for h in scene.hands:
             if h.holding is not None:
-                items.append((float(np.linalg.norm(np.array([*h.holding.center_mm, h.holding.height_mm]) - cpos)) + 1e-3, "held", h.holding))
+                items.append(
+                    (
+                        float(np.linalg.norm(np.array([*h.holding.center_mm, h.holding.height_mm]) - cpos))
+                        + 1e-3,
+                        "held",
+                        h.holding,
+                    )
+                )
             items.append((float(np.linalg.norm(np.array([*h.tip_mm, h.height_mm]) - cpos)) - 1e-3, "hand", h))
         # Painter's order: hands always over what they hold and over pawns; otherwise far first.
         order = {"pawn": 0, "held": 1, "hand": 2}
@@ -316,7 +346,9 @@ class Renderer:
 
     def _draw_held(self, img: np.ndarray, labels: np.ndarray, label: int, hc: HeldCard) -> None:
         cam = self.camera
-        tex, alpha = _texture(hc.name, hc.face_up, tuple(hc.size_mm), ART_PX_PER_MM, self.conditions.card_stock_bgr)
+        tex, alpha = _texture(
+            hc.name, hc.face_up, tuple(hc.size_mm), ART_PX_PER_MM, self.conditions.card_stock_bgr
+        )
         th, tw = alpha.shape
         px = cam.project(hc.corners_mm())
         src = np.float32([[-0.5, -0.5], [tw - 0.5, -0.5], [tw - 0.5, th - 0.5], [-0.5, th - 0.5]])
@@ -329,7 +361,9 @@ class Renderer:
         warped = cv2.warpPerspective(tex, m, size, flags=cv2.INTER_LINEAR)
         a = cv2.warpPerspective(alpha, m, size, flags=cv2.INTER_LINEAR)
         if hc.count > 1:  # the stack's edge below the top card
-            edge = cv2.dilate((a > 0.5).astype(np.uint8), np.ones((2 * hc.count - 1, 1), np.uint8), anchor=(0, 0))
+            edge = cv2.dilate(
+                (a > 0.5).astype(np.uint8), np.ones((2 * hc.count - 1, 1), np.uint8), anchor=(0, 0)
+            )
             ea = np.maximum(a, edge.astype(np.float32))
             warped = np.where((a < 0.5)[..., None] & (edge > 0)[..., None], np.float32(200), warped)
             a = ea
@@ -373,7 +407,14 @@ def _line_kernel(length: float, angle_deg: float) -> np.ndarray:
     c = n // 2
     a = math.radians(angle_deg)
     dx, dy = math.cos(a) * (length - 1) / 2, math.sin(a) * (length - 1) / 2
-    cv2.line(k, (int(round(c - dx)), int(round(c - dy))), (int(round(c + dx)), int(round(c + dy))), 1.0, 1, cv2.LINE_AA)
+    cv2.line(
+        k,
+        (int(round(c - dx)), int(round(c - dy))),
+        (int(round(c + dx)), int(round(c + dy))),
+        1.0,
+        1,
+        cv2.LINE_AA,
+    )
     return k / k.sum()
 
 
@@ -437,7 +478,9 @@ def _fill(img: np.ndarray, labels: np.ndarray, label: int, px: np.ndarray, color
     labels[y0:y1, x0:x1][m > 127] = label
 
 
-def _solid(img, labels, label, bottom: np.ndarray, top: np.ndarray, side_color, top_color, cam: Camera) -> None:
+def _solid(
+    img, labels, label, bottom: np.ndarray, top: np.ndarray, side_color, top_color, cam: Camera
+) -> None:
     pb, pt = cam.project(bottom), cam.project(top)
     hull = cv2.convexHull(np.concatenate([pb, pt]).astype(np.float32)).reshape(-1, 2)
     _fill(img, labels, label, hull.astype(float), side_color, cam)
@@ -449,10 +492,28 @@ def _draw_pawn(img, labels, label: int, p: Pawn, cam: Camera) -> None:
     c = np.asarray(p.center_mm, float)
     if p.style == "disc":
         r, h = PAWN_DISC
-        _solid(img, labels, label, _circle(c, r, p.height_mm), _circle(c, r, p.height_mm + h), col * 0.6, col, cam)
+        _solid(
+            img,
+            labels,
+            label,
+            _circle(c, r, p.height_mm),
+            _circle(c, r, p.height_mm + h),
+            col * 0.6,
+            col,
+            cam,
+        )
         return
     w, sh, br, bh = STANDEE
-    _solid(img, labels, label, _circle(c, br, p.height_mm), _circle(c, br, p.height_mm + bh), (40, 40, 40), (70, 70, 70), cam)
+    _solid(
+        img,
+        labels,
+        label,
+        _circle(c, br, p.height_mm),
+        _circle(c, br, p.height_mm + bh),
+        (40, 40, 40),
+        (70, 70, 70),
+        cam,
+    )
     fig = cam.project(_standee_outline(p, cam))
     _fill(img, labels, label, fig, col * 0.92, cam)
     # A lighter print on the figure so it is not a flat blob.
@@ -482,18 +543,53 @@ def _hand_parts(hand: Hand) -> list[tuple[np.ndarray, str]]:
     arm_end = max(length, wrist + 60.0)
     half = hand.width_mm / 2
     sleeve_from = wrist + 0.45 * (arm_end - wrist)
-    parts.append((np.array([at(wrist - 10, -0.36 * hand.width_mm), at(wrist - 10, 0.36 * hand.width_mm), at(sleeve_from + 5, 0.45 * hand.width_mm), at(sleeve_from + 5, -0.45 * hand.width_mm)]), "skin"))
-    parts.append((np.array([at(sleeve_from, -0.55 * hand.width_mm), at(sleeve_from, 0.55 * hand.width_mm), at(arm_end, 0.6 * hand.width_mm), at(arm_end, -0.6 * hand.width_mm)]), "sleeve"))
+    parts.append(
+        (
+            np.array(
+                [
+                    at(wrist - 10, -0.36 * hand.width_mm),
+                    at(wrist - 10, 0.36 * hand.width_mm),
+                    at(sleeve_from + 5, 0.45 * hand.width_mm),
+                    at(sleeve_from + 5, -0.45 * hand.width_mm),
+                ]
+            ),
+            "skin",
+        )
+    )
+    parts.append(
+        (
+            np.array(
+                [
+                    at(sleeve_from, -0.55 * hand.width_mm),
+                    at(sleeve_from, 0.55 * hand.width_mm),
+                    at(arm_end, 0.6 * hand.width_mm),
+                    at(arm_end, -0.6 * hand.width_mm),
+                ]
+            ),
+            "sleeve",
+        )
+    )
     a = np.linspace(0, 2 * np.pi, 24, endpoint=False)
-    parts.append((np.array([at(finger + palm / 2 + palm / 2 * math.cos(t), half * math.sin(t), 5) for t in a]), "skin"))
+    parts.append(
+        (np.array([at(finger + palm / 2 + palm / 2 * math.cos(t), half * math.sin(t), 5) for t in a]), "skin")
+    )
     fw = 0.2 * hand.width_mm
     for i, v in enumerate((-0.31, -0.1, 0.1, 0.31)):
         fl = finger * (0.8 if i in (0, 3) else 1.0)
         vv = v * hand.width_mm
         spread = v * 0.3 * hand.width_mm
-        parts.append((_capsule(at, (finger + 10, vv), (finger - fl + fw / 2, vv + spread), fw / 2, 3.0), "skin"))
+        parts.append(
+            (_capsule(at, (finger + 10, vv), (finger - fl + fw / 2, vv + spread), fw / 2, 3.0), "skin")
+        )
     # The thumb, on the hand's right side (a right hand seen from above, palm down).
-    parts.append((_capsule(at, (finger + palm * 0.75, -half * 0.8), (finger * 0.85, -half - 8 * k), fw / 2 * 1.1, 4.0), "skin"))
+    parts.append(
+        (
+            _capsule(
+                at, (finger + palm * 0.75, -half * 0.8), (finger * 0.85, -half - 8 * k), fw / 2 * 1.1, 4.0
+            ),
+            "skin",
+        )
+    )
     return parts
 
 
@@ -537,7 +633,9 @@ def _draw_hand(img, labels, label: int, hand: Hand, cam: Camera) -> None:
     scale = max(3.0, 0.02 * max(size))
     thick = cv2.GaussianBlur(mask, (0, 0), scale)
     shading = 0.55 + 0.5 * np.clip(thick * 1.6, 0, 1)
-    colour = np.where((sleeve_m > 127)[..., None], np.array(hand.sleeve, np.float32), np.array(hand.skin, np.float32))
+    colour = np.where(
+        (sleeve_m > 127)[..., None], np.array(hand.sleeve, np.float32), np.array(hand.skin, np.float32)
+    )
     colour = colour * shading[..., None]
     r = img[y0:y1, x0:x1]
     a = mask[..., None]

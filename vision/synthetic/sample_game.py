@@ -28,12 +28,17 @@ DISTORTION = (-0.06, 0.02, 0.0005, -0.0003, 0.0)
 
 def game_camera() -> Camera:
     return Camera.for_resolution(
-        "1080p", hfov_deg=54.0, distortion=DISTORTION, pose=CameraPose(height_mm=1100.0, tilt_deg=33.0, target_mm=(600.0, 320.0))
+        "1080p",
+        hfov_deg=54.0,
+        distortion=DISTORTION,
+        pose=CameraPose(height_mm=1100.0, tilt_deg=33.0, target_mm=(600.0, 320.0)),
     )
 
 
 def game_conditions() -> Conditions:
-    return PRESETS["green_felt"].replace(noise_sigma=2.0, jpeg_quality=72, light_azimuth_deg=115.0, uneven_light=0.22)
+    return PRESETS["green_felt"].replace(
+        noise_sigma=2.0, jpeg_quality=72, light_azimuth_deg=115.0, uneven_light=0.22
+    )
 
 
 def script_json(g: ScriptedGame, cam: Camera) -> dict:
@@ -80,7 +85,13 @@ def write_game(out: Path, quiet: bool = False) -> dict:
             f = r.render(rec.scene, seed=1000 + i)
             name = f"frames/frame_{i:04d}.jpg"
             (out / name).write_bytes(f.jpeg)  # type: ignore[arg-type]
-            t = {"frame": i, "image": name, "time_s": round(i * FRAME_INTERVAL_S, 3), "entry": rec.entry, **f.truth}
+            t = {
+                "frame": i,
+                "image": name,
+                "time_s": round(i * FRAME_INTERVAL_S, 3),
+                "entry": rec.entry,
+                **f.truth,
+            }
             gt.write(json.dumps(t, separators=(",", ":")) + "\n")
             if not quiet and i % 20 == 0:
                 print(f"frame {i}/{len(g.frames)}", file=sys.stderr)
@@ -136,7 +147,9 @@ def write_charuco(out: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m vision.synthetic.sample_game", description=__doc__)
-    p.add_argument("--out", default="sample_images", help="folder to write (its frames/ and charuco/ are replaced)")
+    p.add_argument(
+        "--out", default="sample_images", help="folder to write (its frames/ and charuco/ are replaced)"
+    )
     p.add_argument("--quiet", action="store_true")
     args = p.parse_args(argv)
     out = Path(args.out)

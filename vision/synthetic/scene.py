@@ -154,9 +154,12 @@ class Table:
     seed: int = 0
 
 
+DEFAULT_TABLE = Table()
+
+
 @dataclass(frozen=True)
 class Scene:
-    table: Table = field(default_factory=Table)
+    table: Table = DEFAULT_TABLE
     cards: tuple[Card, ...] = ()
     pawns: tuple[Pawn, ...] = ()
     hands: tuple[Hand, ...] = ()

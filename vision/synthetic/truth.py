@@ -38,7 +38,9 @@ def _outline_px(cam: Camera, corners_mm: np.ndarray, per_edge: int = 8) -> np.nd
     return cam.project(np.array(pts))
 
 
-def visible_fraction(cam: Camera, outline_px: np.ndarray, labels: np.ndarray, hidden_by_labels: bool = True) -> float:
+def visible_fraction(
+    cam: Camera, outline_px: np.ndarray, labels: np.ndarray, hidden_by_labels: bool = True
+) -> float:
     """Share of the polygon's pixels that are inside the image and not covered (labels == 0)."""
     lo = np.floor(outline_px.min(axis=0)).astype(int) - 1
     hi = np.ceil(outline_px.max(axis=0)).astype(int) + 2
@@ -96,13 +98,21 @@ def pawn_truth(pawn: Pawn, cam: Camera, labels: np.ndarray, own_label: int | Non
     }
 
 
-def frame_truth(scene: Scene, cam: Camera, labels: np.ndarray, label_of: dict[int, tuple[str, object]]) -> dict:
+def frame_truth(
+    scene: Scene, cam: Camera, labels: np.ndarray, label_of: dict[int, tuple[str, object]]
+) -> dict:
     label_by_obj = {id(obj): k for k, (_, obj) in label_of.items()}
     hands = []
     held = []
     for k, (kind, obj) in label_of.items():
         if kind == "hand":
-            hands.append({"tip_mm": list(obj.tip_mm), "height_mm": obj.height_mm, "pixels": int(np.count_nonzero(labels == k))})  # type: ignore[attr-defined]
+            hands.append(
+                {
+                    "tip_mm": list(obj.tip_mm),
+                    "height_mm": obj.height_mm,
+                    "pixels": int(np.count_nonzero(labels == k)),
+                }
+            )  # type: ignore[attr-defined]
         elif kind == "held":
             c3 = obj.corners_mm()  # type: ignore[attr-defined]
             held.append(
@@ -124,7 +134,11 @@ def frame_truth(scene: Scene, cam: Camera, labels: np.ndarray, label_of: dict[in
         "hands": hands,
         "held_cards": held,
         "sheets": [
-            {"name": s.name, "corners_mm": s.corners_mm().tolist(), "corners_px": np.round(cam.project(s.corners_mm()), 6).tolist()}
+            {
+                "name": s.name,
+                "corners_mm": s.corners_mm().tolist(),
+                "corners_px": np.round(cam.project(s.corners_mm()), 6).tolist(),
+            }
             for s in scene.sheets
         ],
     }
