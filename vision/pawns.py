@@ -124,7 +124,7 @@ def art_explained_mask(
         return None
     ah, aw = art.shape[:2]
     src = np.array([[0, 0], [aw - 1, 0], [aw - 1, ah - 1], [0, ah - 1]], np.float32)
-    m = cv2.getPerspectiveTransform(src, q - [x0, y0])
+    m = cv2.getPerspectiveTransform(src, (q - np.array([x0, y0], np.float32)).astype(np.float32))
     warped = cv2.warpPerspective(art, m, (int(x1 - x0), int(y1 - y0)), flags=cv2.INTER_AREA)
     roi = image[y0:y1, x0:x1].astype(np.float32)
     wf = warped.astype(np.float32)
