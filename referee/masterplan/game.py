@@ -5,23 +5,21 @@ layout, shuffles of the digital deck) comes from `random.Random(seed)` held in t
 seed is in the secret part of the first event, so `MasterPlanGame.replay(events)` rebuilds the
 same game byte for byte.
 
-How a command is handled: its `_cmd_*` method first validates everything (raising RuleViolation
-and changing nothing), then returns the change as a closure. The change may queue *tasks* (a
-flipped card's effect steps, the rest of a move); `_run` works through them until the game needs
-input again (`waiting`: a choice, a report from the table, a measurement) or the queue is empty.
+How a command is handled: its `_cmd_*` method here first validates everything (raising
+RuleViolation and changing nothing), then returns the change as a closure. The change may queue
+*tasks* (a flipped card's effect steps, the rest of a move) that effects.py works through until
+the game needs input again (`waiting`: a choice, a report from the table, a measurement) or the
+queue is empty. state.py holds the data, views.py what players and displays may see.
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
-import random
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
-from geometry import CardOutline, Reach, ReachGraph, Verdict, measure_reaches, overlaps
+from geometry import CardOutline, Reach, Verdict, overlaps
 from referee.masterplan.commands import (
     ChooseTarget,
     Command,
@@ -40,116 +38,36 @@ from referee.masterplan.commands import (
 from referee.masterplan.config import (
     REPORTERS,
     TROPHY,
-    ConfigError,
     MasterPlanConfig,
     layout_from_config,
     start_id,
 )
+from referee.masterplan.effects import Effects
 from referee.masterplan.errors import ReplayMismatch, RuleViolation
 from referee.masterplan.events import Event, as_event
-
-Z_MASK, BADMAHN, MYSTERIOUS_M = "Z-Mask", "Dr. Badmahn", "Mysterious M"
-MS_FYRE, POACHER, NASH = "Ms. Fyre", "Plutonian Poacher", "Monster Nash"
-STEPS = ("move", "add", "draw", "peek")
-RULES_VERSION = 1  # bump when a rule change would make old event logs replay differently
-# A placed card may differ this much (relative) from the nominal card size: camera noise and
-# sleeves, but not a coaster or a card lying on its edge.
-CARD_SIZE_TOLERANCE = 0.25
-# Keys of `waiting` that anyone may see; keys starting with "_" hold the referee's continuation.
-PUBLIC_WAITING_KEYS = (
-    "for", "player", "effect", "options", "count", "optional", "spaces", "space",
-    "from", "to", "gap_mm", "sigma_gap_mm", "card_name",
-)  # fmt: skip
-
-
-@dataclass
-class Space:
-    """A card on the table: a starting card, the Trophy, or a Space card."""
-
-    id: str
-    kind: str  # "start" | "trophy" | "space"
-    face_up: bool
-    card: int | None = None  # digital deck: the card number (secret while face-down)
-    name: str | None = None  # the card's name once the referee knows it
-    owner: str | None = None  # starting cards: whose
-    placed_by: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
-
-@dataclass
-class PlayerState:
-    name: str
-    villain: str
-    start: str
-    position: str | None
-    hand: list[int | None] = field(default_factory=list)  # card numbers, or None in a physical deck
-    eliminated: bool = False
-    turns_taken: int = 0
-    peeks: dict[str, str] = field(default_factory=dict)  # Mysterious M: space -> name
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**self.__dict__, "hand": list(self.hand), "peeks": dict(self.peeks)}
-
-
-def _fresh_turn() -> dict[str, Any]:
-    return {
-        "normal_move_used": False,
-        "free_move_used": False,
-        "free_move_offered": False,
-        "last_move_face_up": False,
-        "minion_used": False,
-        "card_played": False,
-        "placed": 0,
-        "bonus_drawn": False,
-        "ends": False,
-    }
-
-
-def _corners_list(outline: CardOutline) -> list[list[float]]:
-    return [list(p) for p in outline.corners_mm]
+from referee.masterplan.state import (
+    BADMAHN,
+    CARD_SIZE_TOLERANCE,
+    MS_FYRE,
+    NASH,
+    POACHER,
+    RULES_VERSION,
+    Z_MASK,
+    PlayerState,
+    Space,
+    corners_list,
+)
+from referee.masterplan.views import Views
 
 
 def _canonical(events: Iterable[Event]) -> list[str]:
     return [json.dumps(e.to_dict(), sort_keys=True) for e in events]
 
 
-class MasterPlanGame:
+class MasterPlanGame(Effects, Views):
     """One game of Master Plan. Create with `setup`; change only with `apply`."""
 
     # ---- creation -----------------------------------------------------------------------------
-    def __init__(self, config: MasterPlanConfig, seed: int) -> None:
-        if not isinstance(seed, int) or isinstance(seed, bool):
-            raise ConfigError(f"the seed must be a whole number, not {seed!r}")
-        self.config = config
-        self.seed = seed
-        self.settings = config.settings
-        self.digital = config.deck_mode == "digital"
-        self.powers = config.villain_powers
-        self.rng = random.Random(seed)
-        self.card_names: list[str] = config.deck.expand()
-        self.deck_size = len(self.card_names)
-        self.graph = ReachGraph(settings=self.settings)
-        self.spaces: dict[str, Space] = {}
-        self.used_ids: set[str] = set()
-        self.next_space_no = 1
-        self.players: dict[str, PlayerState] = {}
-        self.order: list[str] = []
-        self.deck: list[int | None] = []  # top of the deck is the end of the list
-        self.discard: list[int | None] = []
-        self.deck_ran_out = False
-        self.sudden_death = False
-        self.current = ""
-        self.step = "add"
-        self.turn: dict[str, Any] = _fresh_turn()
-        self.turn_number = 0
-        self.tasks: list[dict[str, Any]] = []
-        self.waiting: dict[str, Any] | None = None
-        self.winner: str | None = None
-        self.game_over = False
-        self.game_over_reason: str | None = None
-        self._out: list[Event] = []
 
     @classmethod
     def setup(
@@ -178,7 +96,7 @@ class MasterPlanGame:
                 "rules_version": RULES_VERSION,
                 "config": config.to_dict(),
                 "turn_order": list(game.order),
-                "table": [{"space": s, "corners": _corners_list(game.graph.card(s))} for s in game.spaces],
+                "table": [{"space": s, "corners": corners_list(game.graph.card(s))} for s in game.spaces],
                 "deck_size": game.deck_size,
             },
             secret={"seed": seed},
@@ -257,11 +175,6 @@ class MasterPlanGame:
     def card_name(self, card: int) -> str:
         return self.card_names[card]
 
-    def public_waiting(self) -> dict[str, Any] | None:
-        if self.waiting is None:
-            return None
-        return {k: self.waiting[k] for k in PUBLIC_WAITING_KEYS if k in self.waiting}
-
     def placement_problem(
         self, corners: Any, sigma_mm: float = 0.0, ignore: Iterable[str] = ()
     ) -> str | None:
@@ -273,203 +186,7 @@ class MasterPlanGame:
             return exc.message
         return None
 
-    def legal_moves(self, player: str) -> list[dict[str, Any]]:
-        """Every card within reach (or too close to call) of the player's pawn, with its gap and
-        verdict, and whether a move there is allowed now (for displays and agents)."""
-        kind = self._move_kind_now(player)
-        p = self.players.get(player)
-        if kind is None or p is None or p.position is None:
-            return []
-        out = []
-        for to, r in sorted(self.graph.neighbours(p.position).items()):
-            dest = self.spaces[to]
-            reason = None
-            if kind == "free" and dest.kind == "trophy":
-                reason = "A free move can never enter the Trophy"
-            elif r.verdict is Verdict.TOO_CLOSE_TO_CALL and self.settings.close_call_policy == "strict":
-                reason = "too close to call, and close calls count as illegal at this table"
-            out.append(
-                {
-                    "to": to,
-                    "kind": kind,
-                    "gap_mm": round(r.gap_mm, 3),
-                    "sigma_gap_mm": round(r.sigma_gap_mm, 3),
-                    "verdict": r.verdict.value,
-                    "allowed": reason is None,
-                    "needs_measurement": reason is None
-                    and r.verdict is Verdict.TOO_CLOSE_TO_CALL
-                    and self.settings.close_call_policy == "ask",
-                    "flips": not dest.face_up,
-                    "wins": dest.kind == "trophy",
-                    "reason": reason,
-                }
-            )
-        return out
-
-    def legal_commands(self, player: str) -> list[Command]:
-        """The discrete commands `player` may send now. Placements (Add) and the new corners
-        after a Control Panel are continuous: check them with `placement_problem`."""
-        if self.game_over or player != self.current:
-            return []
-        p = self.players[player]
-        w = self.waiting
-        out: list[Command] = []
-        if w is not None:
-            kind = w["for"]
-            if kind == "extra_move":
-                out += self._move_commands(player)
-                out.append(SkipStep(player))
-            elif kind == "choose_target":
-                opts, effect = w["options"], w["effect"]
-                if effect == "swap_two":
-                    out += [ChooseTarget(player, pair) for pair in itertools.combinations(opts, 2)]
-                elif effect == "draw":
-                    for k in range(1, min(w["count"], len(opts)) + 1):
-                        out += [ChooseTarget(player, c) for c in itertools.combinations(opts, k)]
-                else:
-                    out += [ChooseTarget(player, (o,)) for o in opts]
-                if w["optional"]:
-                    out.append(SkipStep(player))
-            elif kind == "report_positions" and w["effect"] == "swap_two":
-                a, b = w["spaces"]
-                ca, cb = _corners_list(self.graph.card(a)), _corners_list(self.graph.card(b))
-                out.append(ReportPositions(player, ((a, tuple(map(tuple, cb))), (b, tuple(map(tuple, ca))))))
-            elif kind == "report_identity":
-                for name in self.possible_names():
-                    out.append(ReportIdentity(player, name, w["space"]))
-            elif kind == "confirm_measurement":
-                out += [ConfirmMeasurement(player, True), ConfirmMeasurement(player, False)]
-            return out
-        if self.step == "move":
-            out += self._move_commands(player)
-            if self.powers and not self.turn["normal_move_used"] and not self.turn["free_move_offered"]:
-                if p.villain == Z_MASK and not self.turn["minion_used"]:
-                    for to, r in sorted(self.graph.neighbours(p.position).items()):  # type: ignore[arg-type]
-                        if not self.spaces[to].face_up and self._policy_allows(r):
-                            out.append(SendMinion(player, to))
-                if p.villain == MS_FYRE and p.hand:
-                    cards = sorted(set(p.hand)) if self.digital else [None]
-                    out += [PlayCard(player, c) for c in cards]  # type: ignore[arg-type]
-            out.append(SkipStep(player))
-        elif self.step == "add":
-            out.append(SkipStep(player))
-        elif self.step == "draw":
-            out.append(Draw(player))
-            if (self.powers and p.villain == POACHER) or (not self.deck and not self.discard):
-                out += [Draw(player, s) for s in self._table_draw_options()]
-            out.append(SkipStep(player))
-        elif self.step == "peek":
-            out += [Peek(player, s) for s in self._face_down_spaces()]
-            out.append(SkipStep(player))
-        return out
-
     # ---- views ----------------------------------------------------------------------------------
-    def public_view(self) -> dict[str, Any]:
-        """What anyone may see: no face-down identity, no hand, no deck order, no peek."""
-        occupants: dict[str, list[str]] = {}
-        for p in self.order:
-            pos = self.players[p].position
-            if pos is not None:
-                occupants.setdefault(pos, []).append(p)
-        return {
-            "game": "Master Plan",
-            "deck_mode": self.config.deck_mode,
-            "villain_powers": self.powers,
-            "reach_mm": self.settings.reach_mm,
-            "close_call_policy": self.settings.close_call_policy,
-            "turn": self.turn_number,
-            "current": self.current,
-            "step": self.step,
-            "waiting": self.public_waiting(),
-            "turn_state": {k: v for k, v in self.turn.items() if k != "ends"},
-            "deck_size": len(self.deck),
-            "discard_size": len(self.discard),
-            "sudden_death": self.sudden_death,
-            "deck_ran_out": self.deck_ran_out,
-            "game_over": self.game_over,
-            "winner": self.winner,
-            "game_over_reason": self.game_over_reason,
-            "players": [
-                {
-                    "name": p,
-                    "villain": self.players[p].villain,
-                    "start": self.players[p].start,
-                    "position": self.players[p].position,
-                    "hand_size": len(self.players[p].hand),
-                    "eliminated": self.players[p].eliminated,
-                    "turns_taken": self.players[p].turns_taken,
-                }
-                for p in self.order
-            ],
-            "table": [
-                {
-                    "space": s.id,
-                    "kind": s.kind,
-                    "owner": s.owner,
-                    "face_up": s.face_up,
-                    "name": s.name if s.face_up and s.kind == "space" else None,
-                    "corners": _corners_list(self.graph.card(s.id)),
-                    "pawns": occupants.get(s.id, []),
-                }
-                for s in self.spaces.values()
-            ],
-        }
-
-    def player_view(self, player: str) -> dict[str, Any]:
-        """The public view plus what `player` alone knows: their hand, the identity of the
-        face-down cards they placed (digital deck) and Mysterious M's peeks."""
-        p = self._require_seat(player)
-        view = self.public_view()
-        known: dict[str, str] = {}
-        for s in self.spaces.values():
-            if not s.face_up and s.kind == "space":
-                if s.id in p.peeks:
-                    known[s.id] = p.peeks[s.id]
-                elif self.digital and s.placed_by == player and s.card is not None:
-                    known[s.id] = self.card_names[s.card]
-        view["you"] = player
-        view["hand"] = (
-            [{"card": c, "name": self.card_names[c]} for c in p.hand if c is not None]
-            if self.digital
-            else None
-        )
-        view["known_face_down"] = known
-        view["legal_moves"] = self.legal_moves(player)
-        return view
-
-    def state_dict(self) -> dict[str, Any]:
-        """The complete state, secrets included (tests compare live and replayed games)."""
-        return {
-            "seed": self.seed,
-            "rng": repr(self.rng.getstate()),
-            "spaces": {
-                k: {**s.to_dict(), "corners": _corners_list(self.graph.card(k))}
-                for k, s in self.spaces.items()
-            },
-            "edges": sorted((str(a), str(b), r.gap_mm) for a, b, r in self.graph.edges()),
-            "used_ids": sorted(self.used_ids),
-            "next_space_no": self.next_space_no,
-            "players": {p: self.players[p].to_dict() for p in self.order},
-            "order": list(self.order),
-            "deck": list(self.deck),
-            "discard": list(self.discard),
-            "deck_ran_out": self.deck_ran_out,
-            "sudden_death": self.sudden_death,
-            "current": self.current,
-            "step": self.step,
-            "turn": dict(self.turn),
-            "turn_number": self.turn_number,
-            "tasks": json.loads(json.dumps(self.tasks)),
-            "waiting": json.loads(json.dumps(self.waiting)),
-            "winner": self.winner,
-            "game_over": self.game_over,
-            "game_over_reason": self.game_over_reason,
-        }
-
-    def card_count(self) -> int:
-        """Space cards in deck + discard + hands + on the table (always the deck size)."""
-        on_table = sum(1 for s in self.spaces.values() if s.kind == "space")
-        return len(self.deck) + len(self.discard) + sum(len(p.hand) for p in self.players.values()) + on_table
 
     # ---- command handlers: validate, then return the change ------------------------------------
     def _cmd_move(self, cmd: Move) -> Callable[[], None]:
@@ -575,7 +292,7 @@ class MasterPlanGame:
                 {
                     "player": p.name,
                     "space": space_id,
-                    "corners": _corners_list(outline),
+                    "corners": corners_list(outline),
                     "sigma_mm": cmd.sigma_mm,
                 },
                 private,
@@ -709,7 +426,7 @@ class MasterPlanGame:
                 {
                     "effect": w["effect"],
                     "reported_by": cmd.player,
-                    "positions": {o.id: _corners_list(o) for o in outlines},
+                    "positions": {o.id: corners_list(o) for o in outlines},
                 },
             )
 
@@ -926,34 +643,6 @@ class MasterPlanGame:
         }.get(w.get("for", ""), "an answer")
         return RuleViolation("waiting", f"The game is waiting for {what}")
 
-    def _move_kind_now(self, player: str) -> str | None:
-        if self.game_over or player != self.current:
-            return None
-        if self.waiting is not None:
-            return "extra" if self.waiting["for"] == "extra_move" else None
-        if self.step != "move":
-            return None
-        if self.turn["free_move_offered"]:
-            return "free"
-        return None if self.turn["normal_move_used"] else "normal"
-
-    def _move_commands(self, player: str) -> list[Command]:
-        out: list[Command] = []
-        p = self.players[player]
-        here = self.spaces[p.position] if p.position else None
-        nash = self.powers and p.villain == NASH and here is not None and here.face_up
-        for m in self.legal_moves(player):
-            if m["allowed"]:
-                out.append(Move(player, m["to"]))
-                if nash and m["flips"]:
-                    out.append(Move(player, m["to"], flip=False))
-        return out
-
-    def _policy_allows(self, r: Reach) -> bool:
-        return r.verdict is Verdict.LEGAL or (
-            r.verdict is Verdict.TOO_CLOSE_TO_CALL and self.settings.close_call_policy != "strict"
-        )
-
     def _jump(self, a: str, b: str) -> tuple[str, Reach]:
         """'legal' or 'ask' for a jump from a to b; raise when the rules refuse it."""
         r = self.graph.reach(a, b)
@@ -1003,28 +692,6 @@ class MasterPlanGame:
         if any(p.position == space for p in self.players.values()):
             raise RuleViolation("occupied", f"A pawn stands on {space}; only unoccupied spaces can be taken")
 
-    def possible_names(self) -> list[str]:
-        up: dict[str, int] = {}
-        for s in self.spaces.values():
-            if s.kind == "space" and s.face_up and s.name:
-                up[s.name] = up.get(s.name, 0) + 1
-        return [c.name for c in self.config.deck.cards if up.get(c.name, 0) < c.count]
-
-    def _face_down_spaces(self) -> list[str]:
-        return [s.id for s in self.spaces.values() if s.kind == "space" and not s.face_up]
-
-    def _table_draw_options(self) -> list[str]:
-        taken = {p.position for p in self.players.values()}
-        return [s.id for s in self.spaces.values() if s.kind == "space" and s.face_up and s.id not in taken]
-
-    def _destructible(self, exclude_nash: bool = False) -> list[str]:
-        nash = (
-            {p.position for p in self.players.values() if self.powers and p.villain == NASH}
-            if exclude_nash
-            else set()
-        )
-        return [s.id for s in self.spaces.values() if s.kind == "space" and s.id not in nash]
-
     def _next_free_id(self) -> str:
         n = self.next_space_no
         while f"S{n}" in self.used_ids:
@@ -1032,11 +699,6 @@ class MasterPlanGame:
         return f"S{n}"
 
     # ---- changes ----------------------------------------------------------------------------------
-    def _emit(
-        self, type_: str, public: dict[str, Any], private: dict[str, dict[str, Any]] | None = None,
-        secret: dict[str, Any] | None = None,
-    ) -> None:  # fmt: skip
-        self._out.append(Event(type_, public, private or {}, secret or {}))
 
     def _emit_command(self, cmd: Command) -> None:
         data = cmd.to_dict()
@@ -1051,328 +713,4 @@ class MasterPlanGame:
         self.spaces[space.id] = space
         self.used_ids.add(space.id)
 
-    def _enter_step(self, step: str) -> None:
-        self.step = step
-        self._emit("step_started", {"player": self.current, "step": step})
-
-    def _move_pawn(self, p: PlayerState, kind: str, to: str, flip: bool) -> None:
-        if kind == "normal":
-            self.turn["normal_move_used"] = True
-        elif kind == "free":
-            self.turn["free_move_used"] = True
-            self.turn["free_move_offered"] = False
-        else:
-            self.waiting = None
-        self._emit("pawn_moved", {"player": p.name, "from": p.position, "to": to, "kind": kind, "flip": flip})
-        p.position = to
-        dest = self.spaces[to]
-        if dest.kind == "trophy":
-            self._win(p.name, f"{p.name} entered the Trophy")
-            return
-        self.turn["last_move_face_up"] = dest.face_up
-        queued: list[dict[str, Any]] = []
-        if not dest.face_up and flip:
-            queued.append({"do": "flip", "space": to, "you": p.name})
-        if kind != "extra":  # an extra move continues the move that granted it
-            queued.append({"do": "after_move", "kind": kind})
-        self.tasks[0:0] = queued
-
-    def _send_minion(self, p: PlayerState, to: str) -> None:
-        self.turn["minion_used"] = True
-        self._emit("minion_sent", {"player": p.name, "to": to})
-        self.tasks[0:0] = [{"do": "flip", "space": to, "you": p.name}, {"do": "after_move", "kind": "minion"}]
-
-    def _ask_measurement(self, a: str, b: str, r: Reach, action: dict[str, Any]) -> None:
-        self.waiting = {
-            "for": "confirm_measurement", "player": self.current, "from": a, "to": b,
-            "gap_mm": round(r.gap_mm, 3), "sigma_gap_mm": round(r.sigma_gap_mm, 3),
-            "_action": action, "_restore": self.waiting,
-        }  # fmt: skip
-        self._emit("measurement_needed", self.public_waiting() or {})
-
-    def _wait_identity(self, space: str | None, then: str, you: str, **extra: Any) -> None:
-        self.waiting = {
-            "for": "report_identity",
-            "player": self.current,
-            "space": space,
-            "_then": then,
-            "_you": you,
-            **extra,
-        }
-        self._emit("identity_needed", {"space": space, "player": you})
-
-    def _reveal(self, space: str, name: str, you: str) -> None:
-        s = self.spaces[space]
-        s.face_up, s.name = True, name
-        card = self.config.deck.card(name)
-        self._emit("space_flipped", {"space": space, "name": name, "by": you, "text": card.text})
-        self._queue_effects(name, you, space)
-
-    def _queue_effects(self, name: str, you: str, space: str | None) -> None:
-        card = self.config.deck.card(name)
-        steps = [
-            {"do": st.do, "n": st.n, "you": you, "space": space, "card_name": name} for st in card.effect
-        ]
-        self.tasks[0:0] = steps
-
-    def _queue_trap_effects(self, name: str, by: str, space: str, corners: list[list[float]]) -> None:
-        """Monster Nash's face-down space destroyed by another player's effect: its traps go off."""
-        card = self.config.deck.card(name)
-        steps = [
-            {"do": st.do, "n": 0, "you": by, "space": space, "card_name": name, "corners": corners}
-            for st in card.effect
-            if st.do == "destroy_within_reach"  # destroy_this already happened
-        ]
-        self.tasks[0:0] = steps
-
-    def _run(self) -> None:
-        while not self.game_over and self.waiting is None:
-            if self.turn["ends"]:
-                self.tasks.clear()
-                self._end_turn()
-                continue
-            if not self.tasks:
-                return
-            self._do_task(self.tasks.pop(0))
-
-    def _do_task(self, t: dict[str, Any]) -> None:
-        do = t["do"]
-        you = self.players[t["you"]] if "you" in t else None
-        if do == "flip":
-            s = self.spaces.get(t["space"])
-            if s is None or s.face_up:
-                return  # destroyed or flipped meanwhile: nothing to turn up
-            if s.card is not None:
-                self._reveal(s.id, self.card_names[s.card], t["you"])
-            else:
-                self._wait_identity(s.id, "flip", t["you"])
-        elif do == "after_move":
-            kind = t["kind"]
-            if kind == "normal" and self.turn["last_move_face_up"] and not self.turn["free_move_used"]:
-                self.turn["free_move_offered"] = True
-                self._emit("free_move_offered", {"player": self.current})
-            elif kind in ("normal", "free", "play"):
-                self._enter_step("add")
-            # the minion leaves Z-Mask in his Move step
-        elif do == "destroy_this":
-            s = self.spaces.get(t["space"] or "")
-            if s is not None and s.kind == "space":
-                self._destroy([s.id], by=t["you"])
-        elif do == "destroy_within_reach":
-            self._blast(t)
-        elif do == "destroy_chosen":
-            self._offer(t, "destroy_chosen", self._destructible(), optional=False)
-        elif do == "move_to_face_up":
-            here = you.position if you else None
-            opts = [s.id for s in self.spaces.values() if s.face_up and s.kind != "trophy" and s.id != here]
-            self._offer(t, "move_to_face_up", opts, optional=True)
-        elif do == "swap_two":
-            self._offer(t, "swap_two", self._destructible(exclude_nash=True), optional=False, need=2)
-        elif do == "relocate_one":
-            self._offer(t, "relocate_one", self._destructible(exclude_nash=True), optional=False)
-        elif do == "draw":
-            assert you is not None
-            opts = self._table_draw_options()
-            poacher = self.powers and you.villain == POACHER
-            if opts and (poacher or (not self.deck and not self.discard)):
-                self._offer(t, "draw", opts, optional=True, count=t["n"])
-            else:
-                self._draw_cards(you, t["n"])
-        elif do == "extra_move":
-            self.waiting = {"for": "extra_move", "player": t["you"], "card_name": t["card_name"]}
-            self._emit("extra_move_offered", {"player": t["you"]})
-        elif do == "end_turn":
-            if t["you"] == self.current:
-                self.turn["ends"] = True
-                self._emit("turn_cut_short", {"player": t["you"], "card": t["card_name"]})
-        elif do == "nash_reveal":
-            if t["card"] is not None:
-                name = self.card_names[t["card"]]
-                self._emit("space_revealed", {"space": t["space"], "name": name})
-                self._queue_trap_effects(name, t["you"], t["space"], t["corners"])
-            else:
-                self._wait_identity(t["space"], "nash", t["you"], _by=t["you"], _corners=t["corners"])
         # "nothing" does nothing
-
-    def _offer(
-        self,
-        t: dict[str, Any],
-        effect: str,
-        options: list[str],
-        optional: bool,
-        need: int = 1,
-        count: int = 1,
-    ) -> None:
-        if len(options) < need:
-            self._emit("effect_fizzled", {"player": t["you"], "card": t["card_name"], "effect": effect})
-            return
-        self.waiting = {
-            "for": "choose_target", "player": t["you"], "effect": effect, "options": options,
-            "optional": optional, "count": count, "card_name": t["card_name"],
-        }  # fmt: skip
-        self._emit("choice_needed", self.public_waiting() or {})
-
-    def _blast(self, t: dict[str, Any]) -> None:
-        """A Bomb: its space and every destructible space within reach of it. Close calls follow
-        the table's policy; under "ask" each one waits for a measurement."""
-        centre = t["space"]
-        decided: dict[str, bool] = t.setdefault("decided", {})
-        if centre in self.spaces:
-            near = self.graph.neighbours(centre)
-        else:
-            outline = CardOutline(centre, t["corners"]) if t.get("corners") else None
-            others = [c for c in self.graph.cards.values()]
-            reaches = measure_reaches(outline, others, self.settings) if outline is not None else []
-            near = {c.id: r for c, r in zip(others, reaches) if r.verdict is not Verdict.ILLEGAL}
-        targets = [centre] if centre in self.spaces and self.spaces[centre].kind == "space" else []
-        for sid, r in sorted(near.items()):
-            if self.spaces[sid].kind != "space":
-                continue
-            if r.verdict is Verdict.LEGAL:
-                targets.append(sid)
-            elif self.settings.close_call_policy == "lenient":
-                targets.append(sid)
-            elif self.settings.close_call_policy == "ask":
-                if sid not in decided:
-                    self.waiting = {
-                        "for": "confirm_measurement", "player": self.current, "from": centre, "to": sid,
-                        "gap_mm": round(r.gap_mm, 3), "sigma_gap_mm": round(r.sigma_gap_mm, 3),
-                        "_action": {"action": "blast", "task": t, "player": t["you"]},
-                    }  # fmt: skip
-                    self._emit("measurement_needed", self.public_waiting() or {})
-                    return
-                if decided[sid]:
-                    targets.append(sid)
-        self._destroy(targets, by=t["you"])
-
-    def _destroy(self, ids: list[str], by: str) -> None:
-        """Destroy Space cards (never starting cards or the Trophy); every pawn on them falls."""
-        gone: list[str] = []
-        followups: list[dict[str, Any]] = []
-        nash_at = {p.position: p.name for p in self.players.values() if self.powers and p.villain == NASH}
-        for sid in dict.fromkeys(ids):
-            s = self.spaces.get(sid)
-            if s is None or s.kind != "space":
-                continue
-            outline = self.graph.remove(sid)
-            del self.spaces[sid]
-            self.discard.append(s.card)
-            gone.append(sid)
-            self._emit("space_destroyed", {"space": sid, "name": s.name if s.face_up else None, "by": by})
-            if not s.face_up and sid in nash_at and nash_at[sid] != by:
-                followups.append(
-                    {
-                        "do": "nash_reveal",
-                        "space": sid,
-                        "you": by,
-                        "card": s.card,
-                        "corners": _corners_list(outline),
-                    }
-                )
-        fallers = [p for p in self._from_current() if self.players[p].position in gone]
-        for p in fallers:
-            self._fall(self.players[p])
-        self.tasks[0:0] = followups
-        self._check_last_standing()
-
-    def _from_current(self) -> list[str]:
-        i = self.order.index(self.current) if self.current in self.order else 0
-        return self.order[i:] + self.order[:i]
-
-    def _fall(self, p: PlayerState) -> None:
-        self._emit("player_fell", {"player": p.name, "space": p.position})
-        count = len(p.hand)
-        self.discard.extend(p.hand)
-        p.hand.clear()
-        self._emit("hand_discarded", {"player": p.name, "count": count})
-        if self.sudden_death:
-            p.eliminated = True
-            p.position = None
-            self._emit("player_eliminated", {"player": p.name})
-        else:
-            p.position = p.start
-            self._emit("returned_to_start", {"player": p.name, "space": p.start})
-            self._draw_cards(p, 4)
-        if p.name == self.current:
-            self.turn["ends"] = True  # a fall on your own turn ends it at once
-
-    def _check_last_standing(self) -> None:
-        active = self.active_players
-        if len(active) == 1:
-            self._win(active[0], f"{active[0]} is the last player standing")
-        elif not active:
-            self.game_over = True
-            self.game_over_reason = "the last players were eliminated at once; nobody wins"
-            self.tasks.clear()
-            self.waiting = None
-            self._emit("game_over", {"winner": None, "reason": self.game_over_reason})
-
-    def _win(self, player: str, reason: str) -> None:
-        self.winner = player
-        self.game_over = True
-        self.game_over_reason = reason
-        self.tasks.clear()
-        self.waiting = None
-        self._emit("game_over", {"winner": player, "reason": reason})
-
-    def _draw_cards(self, p: PlayerState, n: int) -> None:
-        drawn: list[int | None] = []
-        for _ in range(n):
-            if not self.deck:
-                if not self.discard:
-                    self._emit("nothing_to_draw", {"player": p.name})
-                    break
-                self.deck, self.discard = self.discard, []
-                if self.digital:
-                    self.rng.shuffle(self.deck)
-                self._emit("deck_reshuffled", {"size": len(self.deck)})
-            card = self.deck.pop()
-            p.hand.append(card)
-            drawn.append(card)
-            if not self.deck and not self.deck_ran_out:
-                # RULINGS: Sudden Death begins at the start of the next turn.
-                self.deck_ran_out = True
-                self._emit("deck_ran_out", {"sudden_death_from_next_turn": True})
-        if not drawn:
-            return
-        private = (
-            {p.name: {"cards": [{"card": c, "name": self.card_names[c]} for c in drawn if c is not None]}}
-            if self.digital
-            else {}
-        )
-        self._emit("cards_drawn", {"player": p.name, "count": len(drawn)}, private)
-
-    def _take_from_table(self, p: PlayerState, space: str) -> None:
-        s = self.spaces.pop(space)
-        self.graph.remove(space)
-        p.hand.append(s.card)
-        private = {p.name: {"card": s.card}} if s.card is not None else {}
-        self._emit("card_taken_from_table", {"player": p.name, "space": space, "name": s.name}, private)
-
-    def _end_turn(self) -> None:
-        p = self.players[self.current]
-        self.turn["ends"] = False
-        p.turns_taken += 1
-        self._emit("turn_ended", {"player": p.name})
-        if self.powers and p.villain == MYSTERIOUS_M and not p.eliminated and self._face_down_spaces():
-            self._enter_step("peek")
-            return
-        self._start_next_turn()
-
-    def _start_next_turn(self) -> None:
-        i = self.order.index(self.current)
-        n = len(self.order)
-        nxt = next(
-            self.order[(i + k) % n]
-            for k in range(1, n + 1)
-            if not self.players[self.order[(i + k) % n]].eliminated
-        )
-        self.current = nxt
-        self.turn = _fresh_turn()
-        self.turn_number += 1
-        self.tasks.clear()
-        if self.deck_ran_out and not self.sudden_death:
-            self.sudden_death = True
-            self._emit("sudden_death_began", {})
-        self.step = "move" if self.players[nxt].turns_taken > 0 else "add"
-        self._emit("turn_started", {"player": nxt, "step": self.step, "turn": self.turn_number})

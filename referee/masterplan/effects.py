@@ -1,0 +1,343 @@
+"""Resolving what happens: flips, a card's effect steps, destruction, falls, draws, turn ends.
+
+Effects run as a queue of tasks (`GameState.tasks`); a task that needs input sets `waiting` and
+the queue resumes when the answering command arrives.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from geometry import CardOutline, Reach, Verdict, measure_reaches
+from referee.masterplan.state import (
+    MYSTERIOUS_M,
+    NASH,
+    POACHER,
+    GameState,
+    PlayerState,
+    corners_list,
+    fresh_turn,
+)
+
+
+class Effects(GameState):
+    def _enter_step(self, step: str) -> None:
+        self.step = step
+        self._emit("step_started", {"player": self.current, "step": step})
+
+    def _move_pawn(self, p: PlayerState, kind: str, to: str, flip: bool) -> None:
+        if kind == "normal":
+            self.turn["normal_move_used"] = True
+        elif kind == "free":
+            self.turn["free_move_used"] = True
+            self.turn["free_move_offered"] = False
+        else:
+            self.waiting = None
+        self._emit("pawn_moved", {"player": p.name, "from": p.position, "to": to, "kind": kind, "flip": flip})
+        p.position = to
+        dest = self.spaces[to]
+        if dest.kind == "trophy":
+            self._win(p.name, f"{p.name} entered the Trophy")
+            return
+        self.turn["last_move_face_up"] = dest.face_up
+        queued: list[dict[str, Any]] = []
+        if not dest.face_up and flip:
+            queued.append({"do": "flip", "space": to, "you": p.name})
+        if kind != "extra":  # an extra move continues the move that granted it
+            queued.append({"do": "after_move", "kind": kind})
+        self.tasks[0:0] = queued
+
+    def _send_minion(self, p: PlayerState, to: str) -> None:
+        self.turn["minion_used"] = True
+        self._emit("minion_sent", {"player": p.name, "to": to})
+        self.tasks[0:0] = [{"do": "flip", "space": to, "you": p.name}, {"do": "after_move", "kind": "minion"}]
+
+    def _ask_measurement(self, a: str, b: str, r: Reach, action: dict[str, Any]) -> None:
+        self.waiting = {
+            "for": "confirm_measurement", "player": self.current, "from": a, "to": b,
+            "gap_mm": round(r.gap_mm, 3), "sigma_gap_mm": round(r.sigma_gap_mm, 3),
+            "_action": action, "_restore": self.waiting,
+        }  # fmt: skip
+        self._emit("measurement_needed", self.public_waiting() or {})
+
+    def _wait_identity(self, space: str | None, then: str, you: str, **extra: Any) -> None:
+        self.waiting = {
+            "for": "report_identity",
+            "player": self.current,
+            "space": space,
+            "_then": then,
+            "_you": you,
+            **extra,
+        }
+        self._emit("identity_needed", {"space": space, "player": you})
+
+    def _reveal(self, space: str, name: str, you: str) -> None:
+        s = self.spaces[space]
+        s.face_up, s.name = True, name
+        card = self.config.deck.card(name)
+        self._emit("space_flipped", {"space": space, "name": name, "by": you, "text": card.text})
+        self._queue_effects(name, you, space)
+
+    def _queue_effects(self, name: str, you: str, space: str | None) -> None:
+        card = self.config.deck.card(name)
+        steps = [
+            {"do": st.do, "n": st.n, "you": you, "space": space, "card_name": name} for st in card.effect
+        ]
+        self.tasks[0:0] = steps
+
+    def _queue_trap_effects(self, name: str, by: str, space: str, corners: list[list[float]]) -> None:
+        """Monster Nash's face-down space destroyed by another player's effect: its traps go off."""
+        card = self.config.deck.card(name)
+        steps = [
+            {"do": st.do, "n": 0, "you": by, "space": space, "card_name": name, "corners": corners}
+            for st in card.effect
+            if st.do == "destroy_within_reach"  # destroy_this already happened
+        ]
+        self.tasks[0:0] = steps
+
+    def _run(self) -> None:
+        while not self.game_over and self.waiting is None:
+            if self.turn["ends"]:
+                self.tasks.clear()
+                self._end_turn()
+                continue
+            if not self.tasks:
+                return
+            self._do_task(self.tasks.pop(0))
+
+    def _do_task(self, t: dict[str, Any]) -> None:
+        do = t["do"]
+        you = self.players[t["you"]] if "you" in t else None
+        if do == "flip":
+            s = self.spaces.get(t["space"])
+            if s is None or s.face_up:
+                return  # destroyed or flipped meanwhile: nothing to turn up
+            if s.card is not None:
+                self._reveal(s.id, self.card_names[s.card], t["you"])
+            else:
+                self._wait_identity(s.id, "flip", t["you"])
+        elif do == "after_move":
+            kind = t["kind"]
+            if kind == "normal" and self.turn["last_move_face_up"] and not self.turn["free_move_used"]:
+                self.turn["free_move_offered"] = True
+                self._emit("free_move_offered", {"player": self.current})
+            elif kind in ("normal", "free", "play"):
+                self._enter_step("add")
+            # the minion leaves Z-Mask in his Move step
+        elif do == "destroy_this":
+            s = self.spaces.get(t["space"] or "")
+            if s is not None and s.kind == "space":
+                self._destroy([s.id], by=t["you"])
+        elif do == "destroy_within_reach":
+            self._blast(t)
+        elif do == "destroy_chosen":
+            self._offer(t, "destroy_chosen", self._destructible(), optional=False)
+        elif do == "move_to_face_up":
+            here = you.position if you else None
+            opts = [s.id for s in self.spaces.values() if s.face_up and s.kind != "trophy" and s.id != here]
+            self._offer(t, "move_to_face_up", opts, optional=True)
+        elif do == "swap_two":
+            self._offer(t, "swap_two", self._destructible(exclude_nash=True), optional=False, need=2)
+        elif do == "relocate_one":
+            self._offer(t, "relocate_one", self._destructible(exclude_nash=True), optional=False)
+        elif do == "draw":
+            assert you is not None
+            opts = self._table_draw_options()
+            poacher = self.powers and you.villain == POACHER
+            if opts and (poacher or (not self.deck and not self.discard)):
+                self._offer(t, "draw", opts, optional=True, count=t["n"])
+            else:
+                self._draw_cards(you, t["n"])
+        elif do == "extra_move":
+            self.waiting = {"for": "extra_move", "player": t["you"], "card_name": t["card_name"]}
+            self._emit("extra_move_offered", {"player": t["you"]})
+        elif do == "end_turn":
+            if t["you"] == self.current:
+                self.turn["ends"] = True
+                self._emit("turn_cut_short", {"player": t["you"], "card": t["card_name"]})
+        elif do == "nash_reveal":
+            if t["card"] is not None:
+                name = self.card_names[t["card"]]
+                self._emit("space_revealed", {"space": t["space"], "name": name})
+                self._queue_trap_effects(name, t["you"], t["space"], t["corners"])
+            else:
+                self._wait_identity(t["space"], "nash", t["you"], _by=t["you"], _corners=t["corners"])
+
+    def _offer(
+        self,
+        t: dict[str, Any],
+        effect: str,
+        options: list[str],
+        optional: bool,
+        need: int = 1,
+        count: int = 1,
+    ) -> None:
+        if len(options) < need:
+            self._emit("effect_fizzled", {"player": t["you"], "card": t["card_name"], "effect": effect})
+            return
+        self.waiting = {
+            "for": "choose_target", "player": t["you"], "effect": effect, "options": options,
+            "optional": optional, "count": count, "card_name": t["card_name"],
+        }  # fmt: skip
+        self._emit("choice_needed", self.public_waiting() or {})
+
+    def _blast(self, t: dict[str, Any]) -> None:
+        """A Bomb: its space and every destructible space within reach of it. Close calls follow
+        the table's policy; under "ask" each one waits for a measurement."""
+        centre = t["space"]
+        decided: dict[str, bool] = t.setdefault("decided", {})
+        if centre in self.spaces:
+            near = self.graph.neighbours(centre)
+        else:
+            outline = CardOutline(centre, t["corners"]) if t.get("corners") else None
+            others = [c for c in self.graph.cards.values()]
+            reaches = measure_reaches(outline, others, self.settings) if outline is not None else []
+            near = {c.id: r for c, r in zip(others, reaches) if r.verdict is not Verdict.ILLEGAL}
+        targets = [centre] if centre in self.spaces and self.spaces[centre].kind == "space" else []
+        for sid, r in sorted(near.items()):
+            if self.spaces[sid].kind != "space":
+                continue
+            if r.verdict is Verdict.LEGAL:
+                targets.append(sid)
+            elif self.settings.close_call_policy == "lenient":
+                targets.append(sid)
+            elif self.settings.close_call_policy == "ask":
+                if sid not in decided:
+                    self.waiting = {
+                        "for": "confirm_measurement", "player": self.current, "from": centre, "to": sid,
+                        "gap_mm": round(r.gap_mm, 3), "sigma_gap_mm": round(r.sigma_gap_mm, 3),
+                        "_action": {"action": "blast", "task": t, "player": t["you"]},
+                    }  # fmt: skip
+                    self._emit("measurement_needed", self.public_waiting() or {})
+                    return
+                if decided[sid]:
+                    targets.append(sid)
+        self._destroy(targets, by=t["you"])
+
+    def _destroy(self, ids: list[str], by: str) -> None:
+        """Destroy Space cards (never starting cards or the Trophy); every pawn on them falls."""
+        gone: list[str] = []
+        followups: list[dict[str, Any]] = []
+        nash_at = {p.position: p.name for p in self.players.values() if self.powers and p.villain == NASH}
+        for sid in dict.fromkeys(ids):
+            s = self.spaces.get(sid)
+            if s is None or s.kind != "space":
+                continue
+            outline = self.graph.remove(sid)
+            del self.spaces[sid]
+            self.discard.append(s.card)
+            gone.append(sid)
+            self._emit("space_destroyed", {"space": sid, "name": s.name if s.face_up else None, "by": by})
+            if not s.face_up and sid in nash_at and nash_at[sid] != by:
+                followups.append(
+                    {
+                        "do": "nash_reveal",
+                        "space": sid,
+                        "you": by,
+                        "card": s.card,
+                        "corners": corners_list(outline),
+                    }
+                )
+        fallers = [p for p in self._from_current() if self.players[p].position in gone]
+        for p in fallers:
+            self._fall(self.players[p])
+        self.tasks[0:0] = followups
+        self._check_last_standing()
+
+    def _fall(self, p: PlayerState) -> None:
+        self._emit("player_fell", {"player": p.name, "space": p.position})
+        count = len(p.hand)
+        self.discard.extend(p.hand)
+        p.hand.clear()
+        self._emit("hand_discarded", {"player": p.name, "count": count})
+        if self.sudden_death:
+            p.eliminated = True
+            p.position = None
+            self._emit("player_eliminated", {"player": p.name})
+        else:
+            p.position = p.start
+            self._emit("returned_to_start", {"player": p.name, "space": p.start})
+            self._draw_cards(p, 4)
+        if p.name == self.current:
+            self.turn["ends"] = True  # a fall on your own turn ends it at once
+
+    def _check_last_standing(self) -> None:
+        active = self.active_players
+        if len(active) == 1:
+            self._win(active[0], f"{active[0]} is the last player standing")
+        elif not active:
+            self.game_over = True
+            self.game_over_reason = "the last players were eliminated at once; nobody wins"
+            self.tasks.clear()
+            self.waiting = None
+            self._emit("game_over", {"winner": None, "reason": self.game_over_reason})
+
+    def _win(self, player: str, reason: str) -> None:
+        self.winner = player
+        self.game_over = True
+        self.game_over_reason = reason
+        self.tasks.clear()
+        self.waiting = None
+        self._emit("game_over", {"winner": player, "reason": reason})
+
+    def _draw_cards(self, p: PlayerState, n: int) -> None:
+        drawn: list[int | None] = []
+        for _ in range(n):
+            if not self.deck:
+                if not self.discard:
+                    self._emit("nothing_to_draw", {"player": p.name})
+                    break
+                self.deck, self.discard = self.discard, []
+                if self.digital:
+                    self.rng.shuffle(self.deck)
+                self._emit("deck_reshuffled", {"size": len(self.deck)})
+            card = self.deck.pop()
+            p.hand.append(card)
+            drawn.append(card)
+            if not self.deck and not self.deck_ran_out:
+                # RULINGS: Sudden Death begins at the start of the next turn.
+                self.deck_ran_out = True
+                self._emit("deck_ran_out", {"sudden_death_from_next_turn": True})
+        if not drawn:
+            return
+        private = (
+            {p.name: {"cards": [{"card": c, "name": self.card_names[c]} for c in drawn if c is not None]}}
+            if self.digital
+            else {}
+        )
+        self._emit("cards_drawn", {"player": p.name, "count": len(drawn)}, private)
+
+    def _take_from_table(self, p: PlayerState, space: str) -> None:
+        s = self.spaces.pop(space)
+        self.graph.remove(space)
+        p.hand.append(s.card)
+        private = {p.name: {"card": s.card}} if s.card is not None else {}
+        self._emit("card_taken_from_table", {"player": p.name, "space": space, "name": s.name}, private)
+
+    def _end_turn(self) -> None:
+        p = self.players[self.current]
+        self.turn["ends"] = False
+        p.turns_taken += 1
+        self._emit("turn_ended", {"player": p.name})
+        if self.powers and p.villain == MYSTERIOUS_M and not p.eliminated and self._face_down_spaces():
+            self._enter_step("peek")
+            return
+        self._start_next_turn()
+
+    def _start_next_turn(self) -> None:
+        i = self.order.index(self.current)
+        n = len(self.order)
+        nxt = next(
+            self.order[(i + k) % n]
+            for k in range(1, n + 1)
+            if not self.players[self.order[(i + k) % n]].eliminated
+        )
+        self.current = nxt
+        self.turn = fresh_turn()
+        self.turn_number += 1
+        self.tasks.clear()
+        if self.deck_ran_out and not self.sudden_death:
+            self.sudden_death = True
+            self._emit("sudden_death_began", {})
+        self.step = "move" if self.players[nxt].turns_taken > 0 else "add"
+        self._emit("turn_started", {"player": nxt, "step": self.step, "turn": self.turn_number})

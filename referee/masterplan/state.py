@@ -1,0 +1,167 @@
+"""The state of a Master Plan game and the small queries every part of the engine shares."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from geometry import CardOutline, Reach, ReachGraph, Verdict
+from referee.masterplan.config import ConfigError, MasterPlanConfig
+from referee.masterplan.events import Event
+
+Z_MASK, BADMAHN, MYSTERIOUS_M = "Z-Mask", "Dr. Badmahn", "Mysterious M"
+MS_FYRE, POACHER, NASH = "Ms. Fyre", "Plutonian Poacher", "Monster Nash"
+RULES_VERSION = 1  # bump when a rule change would make old event logs replay differently
+# A placed card may differ this much (relative) from the nominal card size: camera noise and
+# sleeves, but not a coaster or a card lying on its edge.
+CARD_SIZE_TOLERANCE = 0.25
+# Keys of `waiting` that anyone may see; keys starting with "_" hold the referee's continuation.
+PUBLIC_WAITING_KEYS = (
+    "for", "player", "effect", "options", "count", "optional", "spaces", "space",
+    "from", "to", "gap_mm", "sigma_gap_mm", "card_name",
+)  # fmt: skip
+
+
+@dataclass
+class Space:
+    """A card on the table: a starting card, the Trophy, or a Space card."""
+
+    id: str
+    kind: str  # "start" | "trophy" | "space"
+    face_up: bool
+    card: int | None = None  # digital deck: the card number (secret while face-down)
+    name: str | None = None  # the card's name once the referee knows it
+    owner: str | None = None  # starting cards: whose
+    placed_by: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class PlayerState:
+    name: str
+    villain: str
+    start: str
+    position: str | None
+    hand: list[int | None] = field(default_factory=list)  # card numbers, or None in a physical deck
+    eliminated: bool = False
+    turns_taken: int = 0
+    peeks: dict[str, str] = field(default_factory=dict)  # Mysterious M: space -> name
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.__dict__, "hand": list(self.hand), "peeks": dict(self.peeks)}
+
+
+def fresh_turn() -> dict[str, Any]:
+    return {
+        "normal_move_used": False,
+        "free_move_used": False,
+        "free_move_offered": False,
+        "last_move_face_up": False,
+        "minion_used": False,
+        "card_played": False,
+        "placed": 0,
+        "bonus_drawn": False,
+        "ends": False,
+    }
+
+
+def corners_list(outline: CardOutline) -> list[list[float]]:
+    return [list(p) for p in outline.corners_mm]
+
+
+class GameState:
+    """Everything a game holds. The engine (game.py) changes it, effects.py resolves card
+    effects on it and views.py reads it."""
+
+    def __init__(self, config: MasterPlanConfig, seed: int) -> None:
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise ConfigError(f"the seed must be a whole number, not {seed!r}")
+        self.config = config
+        self.seed = seed
+        self.settings = config.settings
+        self.digital = config.deck_mode == "digital"
+        self.powers = config.villain_powers
+        self.rng = random.Random(seed)
+        self.card_names: list[str] = config.deck.expand()
+        self.deck_size = len(self.card_names)
+        self.graph = ReachGraph(settings=self.settings)
+        self.spaces: dict[str, Space] = {}
+        self.used_ids: set[str] = set()
+        self.next_space_no = 1
+        self.players: dict[str, PlayerState] = {}
+        self.order: list[str] = []
+        self.deck: list[int | None] = []  # top of the deck is the end of the list
+        self.discard: list[int | None] = []
+        self.deck_ran_out = False
+        self.sudden_death = False
+        self.current = ""
+        self.step = "add"
+        self.turn: dict[str, Any] = fresh_turn()
+        self.turn_number = 0
+        self.tasks: list[dict[str, Any]] = []
+        self.waiting: dict[str, Any] | None = None
+        self.winner: str | None = None
+        self.game_over = False
+        self.game_over_reason: str | None = None
+        self._out: list[Event] = []
+
+    def public_waiting(self) -> dict[str, Any] | None:
+        if self.waiting is None:
+            return None
+        return {k: self.waiting[k] for k in PUBLIC_WAITING_KEYS if k in self.waiting}
+
+    def card_count(self) -> int:
+        """Space cards in deck + discard + hands + on the table (always the deck size)."""
+        on_table = sum(1 for s in self.spaces.values() if s.kind == "space")
+        return len(self.deck) + len(self.discard) + sum(len(p.hand) for p in self.players.values()) + on_table
+
+    def _move_kind_now(self, player: str) -> str | None:
+        if self.game_over or player != self.current:
+            return None
+        if self.waiting is not None:
+            return "extra" if self.waiting["for"] == "extra_move" else None
+        if self.step != "move":
+            return None
+        if self.turn["free_move_offered"]:
+            return "free"
+        return None if self.turn["normal_move_used"] else "normal"
+
+    def _policy_allows(self, r: Reach) -> bool:
+        return r.verdict is Verdict.LEGAL or (
+            r.verdict is Verdict.TOO_CLOSE_TO_CALL and self.settings.close_call_policy != "strict"
+        )
+
+    def possible_names(self) -> list[str]:
+        up: dict[str, int] = {}
+        for s in self.spaces.values():
+            if s.kind == "space" and s.face_up and s.name:
+                up[s.name] = up.get(s.name, 0) + 1
+        return [c.name for c in self.config.deck.cards if up.get(c.name, 0) < c.count]
+
+    def _face_down_spaces(self) -> list[str]:
+        return [s.id for s in self.spaces.values() if s.kind == "space" and not s.face_up]
+
+    def _table_draw_options(self) -> list[str]:
+        taken = {p.position for p in self.players.values()}
+        return [s.id for s in self.spaces.values() if s.kind == "space" and s.face_up and s.id not in taken]
+
+    def _destructible(self, exclude_nash: bool = False) -> list[str]:
+        nash = (
+            {p.position for p in self.players.values() if self.powers and p.villain == NASH}
+            if exclude_nash
+            else set()
+        )
+        return [s.id for s in self.spaces.values() if s.kind == "space" and s.id not in nash]
+
+    def _emit(
+        self, type_: str, public: dict[str, Any], private: dict[str, dict[str, Any]] | None = None,
+        secret: dict[str, Any] | None = None,
+    ) -> None:  # fmt: skip
+        self._out.append(Event(type_, public, private or {}, secret or {}))
+
+    def _from_current(self) -> list[str]:
+        i = self.order.index(self.current) if self.current in self.order else 0
+        return self.order[i:] + self.order[:i]

@@ -1,0 +1,229 @@
+"""What players and displays see: the public view, a player's view, legal moves and commands."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from typing import Any
+
+from geometry import Verdict
+from referee.masterplan.commands import (
+    ChooseTarget,
+    Command,
+    ConfirmMeasurement,
+    Draw,
+    Move,
+    Peek,
+    PlayCard,
+    ReportIdentity,
+    ReportPositions,
+    SendMinion,
+    SkipStep,
+)
+from referee.masterplan.state import MS_FYRE, NASH, POACHER, Z_MASK, GameState, corners_list
+
+
+class Views(GameState):
+    def legal_moves(self, player: str) -> list[dict[str, Any]]:
+        """Every card within reach (or too close to call) of the player's pawn, with its gap and
+        verdict, and whether a move there is allowed now (for displays and agents)."""
+        kind = self._move_kind_now(player)
+        p = self.players.get(player)
+        if kind is None or p is None or p.position is None:
+            return []
+        out = []
+        for to, r in sorted(self.graph.neighbours(p.position).items()):
+            dest = self.spaces[to]
+            reason = None
+            if kind == "free" and dest.kind == "trophy":
+                reason = "A free move can never enter the Trophy"
+            elif r.verdict is Verdict.TOO_CLOSE_TO_CALL and self.settings.close_call_policy == "strict":
+                reason = "too close to call, and close calls count as illegal at this table"
+            out.append(
+                {
+                    "to": to,
+                    "kind": kind,
+                    "gap_mm": round(r.gap_mm, 3),
+                    "sigma_gap_mm": round(r.sigma_gap_mm, 3),
+                    "verdict": r.verdict.value,
+                    "allowed": reason is None,
+                    "needs_measurement": reason is None
+                    and r.verdict is Verdict.TOO_CLOSE_TO_CALL
+                    and self.settings.close_call_policy == "ask",
+                    "flips": not dest.face_up,
+                    "wins": dest.kind == "trophy",
+                    "reason": reason,
+                }
+            )
+        return out
+
+    def legal_commands(self, player: str) -> list[Command]:
+        """The discrete commands `player` may send now. Placements (Add) and the new corners
+        after a Control Panel are continuous: check them with `placement_problem`."""
+        if self.game_over or player != self.current:
+            return []
+        p = self.players[player]
+        w = self.waiting
+        out: list[Command] = []
+        if w is not None:
+            kind = w["for"]
+            if kind == "extra_move":
+                out += self._move_commands(player)
+                out.append(SkipStep(player))
+            elif kind == "choose_target":
+                opts, effect = w["options"], w["effect"]
+                if effect == "swap_two":
+                    out += [ChooseTarget(player, pair) for pair in itertools.combinations(opts, 2)]
+                elif effect == "draw":
+                    for k in range(1, min(w["count"], len(opts)) + 1):
+                        out += [ChooseTarget(player, c) for c in itertools.combinations(opts, k)]
+                else:
+                    out += [ChooseTarget(player, (o,)) for o in opts]
+                if w["optional"]:
+                    out.append(SkipStep(player))
+            elif kind == "report_positions" and w["effect"] == "swap_two":
+                a, b = w["spaces"]
+                ca, cb = corners_list(self.graph.card(a)), corners_list(self.graph.card(b))
+                out.append(ReportPositions(player, ((a, tuple(map(tuple, cb))), (b, tuple(map(tuple, ca))))))
+            elif kind == "report_identity":
+                for name in self.possible_names():
+                    out.append(ReportIdentity(player, name, w["space"]))
+            elif kind == "confirm_measurement":
+                out += [ConfirmMeasurement(player, True), ConfirmMeasurement(player, False)]
+            return out
+        if self.step == "move":
+            out += self._move_commands(player)
+            if self.powers and not self.turn["normal_move_used"] and not self.turn["free_move_offered"]:
+                if p.villain == Z_MASK and not self.turn["minion_used"]:
+                    for to, r in sorted(self.graph.neighbours(p.position).items()):  # type: ignore[arg-type]
+                        if not self.spaces[to].face_up and self._policy_allows(r):
+                            out.append(SendMinion(player, to))
+                if p.villain == MS_FYRE and p.hand:
+                    cards = sorted(set(p.hand)) if self.digital else [None]
+                    out += [PlayCard(player, c) for c in cards]  # type: ignore[arg-type]
+            out.append(SkipStep(player))
+        elif self.step == "add":
+            out.append(SkipStep(player))
+        elif self.step == "draw":
+            out.append(Draw(player))
+            if (self.powers and p.villain == POACHER) or (not self.deck and not self.discard):
+                out += [Draw(player, s) for s in self._table_draw_options()]
+            out.append(SkipStep(player))
+        elif self.step == "peek":
+            out += [Peek(player, s) for s in self._face_down_spaces()]
+            out.append(SkipStep(player))
+        return out
+
+    def public_view(self) -> dict[str, Any]:
+        """What anyone may see: no face-down identity, no hand, no deck order, no peek."""
+        occupants: dict[str, list[str]] = {}
+        for p in self.order:
+            pos = self.players[p].position
+            if pos is not None:
+                occupants.setdefault(pos, []).append(p)
+        return {
+            "game": "Master Plan",
+            "deck_mode": self.config.deck_mode,
+            "villain_powers": self.powers,
+            "reach_mm": self.settings.reach_mm,
+            "close_call_policy": self.settings.close_call_policy,
+            "turn": self.turn_number,
+            "current": self.current,
+            "step": self.step,
+            "waiting": self.public_waiting(),
+            "turn_state": {k: v for k, v in self.turn.items() if k != "ends"},
+            "deck_size": len(self.deck),
+            "discard_size": len(self.discard),
+            "sudden_death": self.sudden_death,
+            "deck_ran_out": self.deck_ran_out,
+            "game_over": self.game_over,
+            "winner": self.winner,
+            "game_over_reason": self.game_over_reason,
+            "players": [
+                {
+                    "name": p,
+                    "villain": self.players[p].villain,
+                    "start": self.players[p].start,
+                    "position": self.players[p].position,
+                    "hand_size": len(self.players[p].hand),
+                    "eliminated": self.players[p].eliminated,
+                    "turns_taken": self.players[p].turns_taken,
+                }
+                for p in self.order
+            ],
+            "table": [
+                {
+                    "space": s.id,
+                    "kind": s.kind,
+                    "owner": s.owner,
+                    "face_up": s.face_up,
+                    "name": s.name if s.face_up and s.kind == "space" else None,
+                    "corners": corners_list(self.graph.card(s.id)),
+                    "pawns": occupants.get(s.id, []),
+                }
+                for s in self.spaces.values()
+            ],
+        }
+
+    def player_view(self, player: str) -> dict[str, Any]:
+        """The public view plus what `player` alone knows: their hand, the identity of the
+        face-down cards they placed (digital deck) and Mysterious M's peeks."""
+        p = self._require_seat(player)
+        view = self.public_view()
+        known: dict[str, str] = {}
+        for s in self.spaces.values():
+            if not s.face_up and s.kind == "space":
+                if s.id in p.peeks:
+                    known[s.id] = p.peeks[s.id]
+                elif self.digital and s.placed_by == player and s.card is not None:
+                    known[s.id] = self.card_names[s.card]
+        view["you"] = player
+        view["hand"] = (
+            [{"card": c, "name": self.card_names[c]} for c in p.hand if c is not None]
+            if self.digital
+            else None
+        )
+        view["known_face_down"] = known
+        view["legal_moves"] = self.legal_moves(player)
+        return view
+
+    def state_dict(self) -> dict[str, Any]:
+        """The complete state, secrets included (tests compare live and replayed games)."""
+        return {
+            "seed": self.seed,
+            "rng": repr(self.rng.getstate()),
+            "spaces": {
+                k: {**s.to_dict(), "corners": corners_list(self.graph.card(k))}
+                for k, s in self.spaces.items()
+            },
+            "edges": sorted((str(a), str(b), r.gap_mm) for a, b, r in self.graph.edges()),
+            "used_ids": sorted(self.used_ids),
+            "next_space_no": self.next_space_no,
+            "players": {p: self.players[p].to_dict() for p in self.order},
+            "order": list(self.order),
+            "deck": list(self.deck),
+            "discard": list(self.discard),
+            "deck_ran_out": self.deck_ran_out,
+            "sudden_death": self.sudden_death,
+            "current": self.current,
+            "step": self.step,
+            "turn": dict(self.turn),
+            "turn_number": self.turn_number,
+            "tasks": json.loads(json.dumps(self.tasks)),
+            "waiting": json.loads(json.dumps(self.waiting)),
+            "winner": self.winner,
+            "game_over": self.game_over,
+            "game_over_reason": self.game_over_reason,
+        }
+
+    def _move_commands(self, player: str) -> list[Command]:
+        out: list[Command] = []
+        p = self.players[player]
+        here = self.spaces[p.position] if p.position else None
+        nash = self.powers and p.villain == NASH and here is not None and here.face_up
+        for m in self.legal_moves(player):
+            if m["allowed"]:
+                out.append(Move(player, m["to"]))
+                if nash and m["flips"]:
+                    out.append(Move(player, m["to"], flip=False))
+        return out
