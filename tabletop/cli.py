@@ -15,6 +15,7 @@ from tabletop import commands
 
 EXIT_OK = 0
 EXIT_USAGE = 2
+EXIT_INTERNAL = 1
 
 
 class UsageError(Exception):
@@ -67,3 +68,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("tabletop: stopped.", file=sys.stderr)
         return 130
+    except Exception as exc:  # a bug of ours: still one line for the player, details on request
+        if debug:
+            raise
+        print(
+            f"tabletop: internal error: {type(exc).__name__}: {exc} (run again with --debug and report it)",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL

@@ -7,6 +7,22 @@ class CommandError(Exception):
     """A subcommand met bad input; the message says what was wrong and how to fix it."""
 
 
-from tabletop.commands import bench, calibrate, demo, detect  # noqa: E402  (needs CommandError defined first)
+from tabletop.commands import (  # noqa: E402  (needs CommandError defined first)
+    bench,
+    calibrate,
+    client,
+    demo,
+    detect,
+    keys,
+    referee,
+)
 
-REGISTRY = [demo.register, calibrate.register, bench.register, detect.register]
+REGISTRY = [
+    demo.register,
+    referee.register,
+    client.register,
+    keys.register,
+    detect.register,
+    calibrate.register,
+    bench.register,
+]

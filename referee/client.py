@@ -1,0 +1,172 @@
+"""Clients of the referee service: a mirror of the public state (Clone pattern) for displays,
+and a seat's connection for players. Used by `tabletop client`, the displays and the tests."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import time
+from collections import deque
+from typing import Any
+
+import zmq
+
+from referee.protocol import TOPIC_EVENT, TOPIC_STATE, decode, encode
+
+
+class ServiceUnavailable(Exception):
+    """The referee did not answer in time; the message says what to check."""
+
+
+def _secure(sock: zmq.Socket, server_public: bytes | None, client_keys: tuple[bytes, bytes] | None) -> None:
+    if server_public is None:
+        return
+    if client_keys is None:
+        raise ValueError("a secure referee needs your key pair (the .key_secret file it gave you)")
+    sock.curve_serverkey = server_public
+    sock.curve_publickey, sock.curve_secretkey = client_keys
+
+
+class Connection:
+    """A DEALER connection to the referee's ROUTER: requests with ids, retried with the same id
+    (the referee applies a command once however often it arrives), and private messages."""
+
+    def __init__(
+        self,
+        router_endpoint: str,
+        server_public: bytes | None = None,
+        client_keys: tuple[bytes, bytes] | None = None,
+        context: zmq.Context | None = None,
+    ) -> None:
+        self.ctx = context or zmq.Context.instance()
+        self.endpoint = router_endpoint
+        self._server_public, self._client_keys = server_public, client_keys
+        self._ids = (f"{os.getpid():x}-{id(self):x}-{n}" for n in itertools.count(1))
+        self.private: deque[dict[str, Any]] = deque(maxlen=10_000)
+        self.seat: str | None = None
+        self._connect()
+
+    def _connect(self) -> None:
+        self.sock = self.ctx.socket(zmq.DEALER)
+        self.sock.setsockopt(zmq.LINGER, 0)
+        _secure(self.sock, self._server_public, self._client_keys)
+        self.sock.connect(self.endpoint)
+
+    def request(self, type: str, timeout_s: float = 5.0, retries: int = 2, **fields: Any) -> dict[str, Any]:
+        rid = fields.pop("id", None) or next(self._ids)
+        message = {"id": rid, "type": type, **fields}
+        if self.seat is not None and type not in ("snapshot", "ping"):
+            message.setdefault("player", self.seat)
+        for _attempt in range(retries + 1):
+            self.sock.send(encode(message))
+            deadline = time.monotonic() + timeout_s
+            while (left := deadline - time.monotonic()) > 0:
+                if not self.sock.poll(int(left * 1000) + 1):
+                    break
+                reply = decode(self.sock.recv())
+                if reply.get("type") == "private":
+                    self.private.append(reply)
+                elif reply.get("id") == rid:
+                    if type == "join" and reply.get("ok"):
+                        self.seat = reply["player"]
+                    return reply
+            # No answer: reconnect (the old socket may hold a stale queue) and resend the same id.
+            self.sock.close(0)
+            self._connect()
+            if self.seat is not None and type != "join":
+                self._rejoin()
+        raise ServiceUnavailable(
+            f"the referee at {self.endpoint} did not answer; is 'tabletop referee' running?"
+        )
+
+    def _rejoin(self) -> None:
+        seat, self.seat = self.seat, None
+        self.request("join", player=seat, retries=0)
+
+    def join(self, seat: str) -> dict[str, Any]:
+        return self.request("join", player=seat)
+
+    def poll_private(self, timeout_s: float = 0.0) -> list[dict[str, Any]]:
+        """Private messages that arrived (also those received while waiting for replies)."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            left = max(0.0, deadline - time.monotonic())
+            if not self.sock.poll(int(left * 1000)):
+                break
+            msg = decode(self.sock.recv())
+            if msg.get("type") == "private":
+                self.private.append(msg)
+            if timeout_s == 0:
+                continue
+        out = list(self.private)
+        self.private.clear()
+        return out
+
+    def close(self) -> None:
+        self.sock.close(0)
+
+
+class StateMirror:
+    """The public state kept in step with the referee: subscribe first, then snapshot, then apply
+    only newer updates; on a gap in seq, snapshot again (ZeroMQ Guide, Clone pattern)."""
+
+    def __init__(
+        self,
+        router_endpoint: str,
+        pub_endpoint: str,
+        server_public: bytes | None = None,
+        client_keys: tuple[bytes, bytes] | None = None,
+        context: zmq.Context | None = None,
+    ) -> None:
+        self.ctx = context or zmq.Context.instance()
+        self.sub = self.ctx.socket(zmq.SUB)
+        self.sub.setsockopt(zmq.LINGER, 0)
+        self.sub.setsockopt(zmq.RCVHWM, 100_000)
+        _secure(self.sub, server_public, client_keys)
+        self.sub.setsockopt(zmq.SUBSCRIBE, TOPIC_STATE)
+        self.sub.setsockopt(zmq.SUBSCRIBE, TOPIC_EVENT)
+        self.sub.connect(pub_endpoint)
+        self.conn = Connection(router_endpoint, server_public, client_keys, self.ctx)
+        self.seq = -1
+        self.state: dict[str, Any] = {}
+        self.game = ""  # which game the referee runs: "masterplan" or "theplan"
+        self.events: list[tuple[int, dict[str, Any]]] = []  # every public event applied, in order
+        self.resyncs = 0
+        self.resync()
+
+    def resync(self) -> None:
+        reply = self.conn.request("snapshot")
+        if not reply.get("ok"):
+            raise ServiceUnavailable(f"the referee refused a snapshot: {reply.get('error')}")
+        self.seq, self.state, self.game = reply["seq"], reply["state"], reply["game"]
+        self.resyncs += 1
+
+    def poll(self, timeout_s: float = 0.0) -> list[tuple[int, dict[str, Any]]]:
+        """Apply every waiting update; returns the new public events (seq, event)."""
+        new: list[tuple[int, dict[str, Any]]] = []
+        deadline = time.monotonic() + timeout_s
+        while True:
+            left = max(0.0, deadline - time.monotonic())
+            if not self.sub.poll(int(left * 1000) if not new else 0):
+                return new
+            topic, raw = self.sub.recv_multipart()
+            msg = decode(raw)
+            seq = msg["seq"]
+            if topic == TOPIC_EVENT:
+                if seq <= self.seq:
+                    continue  # already in the snapshot
+                if seq != self.seq + 1:
+                    self.resync()  # missed updates: the snapshot covers them
+                    continue
+                self.seq = seq
+                self.events.append((seq, msg["event"]))
+                new.append((seq, msg["event"]))
+            elif topic == TOPIC_STATE:
+                if seq > self.seq:
+                    self.resync()  # a newer state than our last event: we missed events
+                elif seq == self.seq:
+                    self.state = msg["state"]
+
+    def close(self) -> None:
+        self.sub.close(0)
+        self.conn.close()

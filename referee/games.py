@@ -1,0 +1,172 @@
+"""The two rules engines behind one shape, so the service, the store and the clients treat
+Master Plan and The Plan alike. Events are stored whole ({"type", "public", "private",
+"secret"}); only `public_event` reaches PUB and only `private_events` reach a seat."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from referee import masterplan, theplan
+from referee.protocol import PROTOCOL_VERSION
+
+
+class RuleRefusal(Exception):
+    """A command the game refuses (a broken rule or a malformed command); nothing changed."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class SetupError(Exception):
+    """A game that cannot be set up as asked; the message says what to change."""
+
+
+class GameAdapter(Protocol):
+    name: str
+
+    def versions(self) -> dict[str, Any]: ...
+    def make_config(self, players: list[str], options: dict[str, str]) -> dict[str, Any]: ...
+    def setup(self, config: dict[str, Any], seed: int) -> tuple[Any, list[dict[str, Any]]]: ...
+    def replay(self, config: dict[str, Any], seed: int, events: list[dict[str, Any]]) -> Any: ...
+    def apply(self, game: Any, command: dict[str, Any]) -> list[dict[str, Any]]: ...
+    def public_event(self, event: dict[str, Any]) -> dict[str, Any]: ...
+    def private_events(self, event: dict[str, Any]) -> dict[str, dict[str, Any]]: ...
+    def public_view(self, game: Any) -> dict[str, Any]: ...
+    def player_view(self, game: Any, seat: str) -> dict[str, Any]: ...
+    def seats(self, game: Any) -> list[str]: ...
+    def acting_seats(self, game: Any) -> list[str]: ...
+
+
+def _flag(options: dict[str, str], key: str) -> bool:
+    value = options.pop(key, "no").lower()
+    if value not in ("yes", "no", "true", "false", "on", "off", "1", "0"):
+        raise SetupError(f"--option {key}={value} must be yes or no")
+    return value in ("yes", "true", "on", "1")
+
+
+def _no_more(options: dict[str, str], known: str) -> None:
+    if options:
+        raise SetupError(f"unknown --option {', '.join(sorted(options))}; this game knows: {known}")
+
+
+class _EngineAdapter:
+    """What both engines share: commands from JSON, whole events as dicts, views."""
+
+    name: str
+    engine: Any  # the engine's package (referee.masterplan / referee.theplan)
+    game_class: Any
+    reporters: tuple[str, ...]  # seats that report the physical table (camera, steward)
+
+    def versions(self) -> dict[str, Any]:
+        return {"rules": self.engine.game.RULES_VERSION, "protocol": PROTOCOL_VERSION}
+
+    def setup(self, config: dict[str, Any], seed: int) -> tuple[Any, list[dict[str, Any]]]:
+        try:
+            game, events = self.game_class.setup(config, seed)
+        except (self.engine.RuleViolation, ValueError) as exc:
+            raise SetupError(str(exc)) from None
+        return game, [_as_dict(e) for e in events]
+
+    def replay(self, config: dict[str, Any], seed: int, events: list[dict[str, Any]]) -> Any:
+        return self.game_class.replay(events)
+
+    def apply(self, game: Any, command: dict[str, Any]) -> list[dict[str, Any]]:
+        try:
+            return [_as_dict(e) for e in game.apply(self.engine.command_from_dict(command))]
+        except self.engine.RuleViolation as exc:
+            raise RuleRefusal(exc.code, exc.message) from None
+        except ValueError as exc:  # a malformed command
+            raise RuleRefusal("bad_command", str(exc)) from None
+
+    def public_event(self, event: dict[str, Any]) -> dict[str, Any]:
+        return self.engine.public_event(event)
+
+    def private_events(self, event: dict[str, Any]) -> dict[str, dict[str, Any]]:
+        return {p: self.engine.private_events_for(event, p) for p in event.get("private", {})}
+
+    def public_view(self, game: Any) -> dict[str, Any]:
+        return game.public_view()
+
+    def player_view(self, game: Any, seat: str) -> dict[str, Any]:
+        return game.public_view() if seat in self.reporters else game.player_view(seat)
+
+    def acting_seats(self, game: Any) -> list[str]:
+        return [*self.seats(game), *self.reporters]
+
+    def seats(self, game: Any) -> list[str]:
+        raise NotImplementedError
+
+
+def _as_dict(event: Any) -> dict[str, Any]:
+    return event if isinstance(event, dict) else event.to_dict()
+
+
+class MasterPlanAdapter(_EngineAdapter):
+    name = "masterplan"
+    engine = masterplan
+    game_class = masterplan.MasterPlanGame
+    reporters = tuple(masterplan.REPORTERS)
+
+    def make_config(self, players: list[str], options: dict[str, str]) -> dict[str, Any]:
+        """Seats as NAME or NAME:VILLAIN; unnamed villains are dealt out in the rulebook's order."""
+        options = dict(options)
+        named = [(p.partition(":")[0].strip(), p.partition(":")[2].strip()) for p in players]
+        free = [v for v in masterplan.VILLAINS if v not in {v for _, v in named}]
+        seats = [
+            {"name": name, "villain": villain or (free.pop(0) if free else "")} for name, villain in named
+        ]
+        config: dict[str, Any] = {
+            "players": seats,
+            "villain_powers": _flag(options, "powers"),
+            "deck_mode": options.pop("deck", "digital"),
+        }
+        settings: dict[str, Any] = {}
+        for key in ("reach_mm", "verdict_k"):
+            if key in options:
+                try:
+                    settings[key] = float(options.pop(key))
+                except ValueError:
+                    raise SetupError(f"--option {key} must be a number") from None
+        if "close_calls" in options:
+            settings["close_call_policy"] = options.pop("close_calls")
+        if settings:
+            config["settings"] = settings
+        _no_more(
+            options,
+            "powers=yes|no, deck=digital|physical, reach_mm=N, verdict_k=N, close_calls=ask|lenient|strict",
+        )
+        self.setup(config, 0)  # validates the whole configuration now, with the engine's own words
+        return config
+
+    def seats(self, game: Any) -> list[str]:
+        return list(game.config.players)
+
+
+class ThePlanAdapter(_EngineAdapter):
+    name = "theplan"
+    engine = theplan
+    game_class = theplan.ThePlanGame
+    reporters = (theplan.STEWARD,)
+
+    def make_config(self, players: list[str], options: dict[str, str]) -> dict[str, Any]:
+        options = dict(options)
+        config: dict[str, Any] = {
+            "seats": players,
+            "mode": options.pop("mode", "digital"),
+            "bribes": _flag(options, "bribes"),
+        }
+        if "ghosts" in options:
+            config["ghosts"] = [g.strip() for g in options.pop("ghosts").split("+") if g.strip()]
+        if "remove" in options:
+            config["removed_plan_types"] = [t.strip() for t in options.pop("remove").split("+") if t.strip()]
+        _no_more(options, "mode=digital|physical, bribes=yes|no, ghosts=NAME+NAME, remove=TYPE+TYPE")
+        self.setup(config, 0)
+        return config
+
+    def seats(self, game: Any) -> list[str]:
+        return list(game.state.config.seats)
+
+
+GAMES: dict[str, GameAdapter] = {"masterplan": MasterPlanAdapter(), "theplan": ThePlanAdapter()}

@@ -1,0 +1,144 @@
+"""One refereed game, without sockets: requests in; replies, public updates and private
+messages out. The service (service.py) moves these over ZeroMQ; tests can drive it directly.
+
+Order of work for a command: validate -> engine -> append events + reply to the store (synced)
+-> only then hand updates to the transport. A command id seen before gets its stored reply and
+changes nothing (idempotent retries).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from referee.games import GAMES, GameAdapter, RuleRefusal
+from referee.protocol import SERVICE_TYPES, ProtocolError, Request, error_reply, ok_reply
+from referee.store import EventStore, GameRecord, StoreError
+
+
+@dataclass
+class Outcome:
+    reply: dict[str, Any]
+    updates: list[tuple[int, dict[str, Any]]] = field(default_factory=list)  # (seq, public event)
+    private: list[tuple[str, int, dict[str, Any]]] = field(default_factory=list)  # (seat, seq, payload)
+    joined: str | None = None  # the seat this connection is now bound to
+
+
+class GameSession:
+    def __init__(self, adapter: GameAdapter, game: Any, store: EventStore) -> None:
+        self.adapter = adapter
+        self.game = game
+        self.store = store
+        self.seq = store.last_seq()
+
+    @classmethod
+    def start(cls, game_name: str, config: dict[str, Any], seed: int, store: EventStore) -> GameSession:
+        adapter = _adapter(game_name)
+        game, events = adapter.setup(config, seed)
+        store.start(GameRecord(game=game_name, seed=seed, config=config, versions=adapter.versions()))
+        store.append(events)
+        return cls(adapter, game, store)
+
+    @classmethod
+    def resume(cls, store: EventStore) -> GameSession:
+        record = store.record()
+        if record is None:
+            raise StoreError(f"{store.path} holds no game yet; start one without --resume")
+        adapter = _adapter(record.game)
+        game = adapter.replay(record.config, record.seed, [e for _, e in store.events()])
+        return cls(adapter, game, store)
+
+    # ---- views --------------------------------------------------------------------------------
+    def public_state(self) -> dict[str, Any]:
+        return self.adapter.public_view(self.game)
+
+    def seats(self) -> list[str]:
+        return self.adapter.seats(self.game)
+
+    # ---- requests -----------------------------------------------------------------------------
+    def handle(self, request: Request, joined_seat: str | None, bound_seat: str | None = None) -> Outcome:
+        """`joined_seat`: the seat this connection joined as; `bound_seat`: the seat its CURVE key
+        is bound to (None without --secure)."""
+        try:
+            return self._handle(request, joined_seat, bound_seat)
+        except ProtocolError as exc:
+            return Outcome(error_reply(request.id, exc.code, exc.message))
+
+    def _handle(self, request: Request, joined: str | None, bound: str | None) -> Outcome:
+        if request.type == "ping":
+            return Outcome(ok_reply(request.id, seq=self.seq))
+        if request.type == "snapshot":
+            return Outcome(
+                ok_reply(request.id, seq=self.seq, game=self.adapter.name, state=self.public_state())
+            )
+        if request.type == "join":
+            seat = self._check_seat(request.player, bound)
+            view = self.adapter.player_view(self.game, seat)
+            return Outcome(ok_reply(request.id, seq=self.seq, player=seat, view=view), joined=seat)
+        if request.type == "view":
+            seat = self._acting_seat(request, joined)
+            return Outcome(
+                ok_reply(
+                    request.id, seq=self.seq, player=seat, view=self.adapter.player_view(self.game, seat)
+                )
+            )
+        assert request.type not in SERVICE_TYPES
+        return self._command(request, joined)
+
+    def _check_seat(self, seat: str | None, bound: str | None) -> str:
+        if seat is None:
+            raise ProtocolError("missing_field", 'say which seat you are joining as: "player": "<seat>"')
+        if seat not in self.adapter.acting_seats(self.game):
+            raise ProtocolError(
+                "unknown_seat",
+                f"there is no seat {seat!r} in this game; seats: {', '.join(self.adapter.acting_seats(self.game))}",
+            )
+        if bound is not None and seat != bound:
+            raise ProtocolError(
+                "not_your_seat", f"your key belongs to {bound!r}; you cannot join as {seat!r}"
+            )
+        return seat
+
+    def _acting_seat(self, request: Request, joined: str | None) -> str:
+        if joined is None:
+            raise ProtocolError("not_joined", 'join a seat first: {"type": "join", "player": "<seat>"}')
+        if request.player is not None and request.player != joined:
+            raise ProtocolError(
+                "not_your_seat", f"this connection plays for {joined!r}; it cannot act for {request.player!r}"
+            )
+        return joined
+
+    def _command(self, request: Request, joined: str | None) -> Outcome:
+        seat = self._acting_seat(request, joined)
+        stored = self.store.reply_for(request.id)
+        if stored is not None:
+            return Outcome({**stored, "duplicate": True})
+        body = {**request.body, "player": seat}
+        body.pop("v", None)
+        body.pop("id", None)
+        try:
+            events = self.adapter.apply(self.game, body)
+        except RuleRefusal as exc:
+            # Refusals are not events: the game did not change. The reply is still remembered so a
+            # retry of the same id gets the same answer.
+            reply = error_reply(request.id, exc.code, exc.message)
+            self.store.append([], command_id=request.id, seat=seat, reply=reply)
+            return Outcome(reply)
+        first = self.seq + 1
+        reply = ok_reply(request.id, seq=first + len(events) - 1, events=len(events))
+        seqs = self.store.append(events, command_id=request.id, seat=seat, reply=reply)
+        self.seq = seqs[-1] if seqs else self.seq
+        outcome = Outcome(reply)
+        for seq, event in zip(seqs, events):
+            public = self.adapter.public_event(event)
+            outcome.updates.append((seq, public))
+            for who, payload in self.adapter.private_events(event).items():
+                outcome.private.append((who, seq, payload))
+        return outcome
+
+
+def _adapter(name: str) -> GameAdapter:
+    try:
+        return GAMES[name]
+    except KeyError:
+        raise StoreError(f"unknown game {name!r}; choose one of: {', '.join(GAMES)}") from None

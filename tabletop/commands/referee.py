@@ -1,0 +1,126 @@
+"""`tabletop referee`: run a refereed game as a ZeroMQ service."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import random
+import signal
+import sys
+from pathlib import Path
+
+from referee.games import GAMES, SetupError
+from referee.keys import KeyFileError
+from referee.service import RefereeService
+from referee.session import GameSession
+from referee.store import EventStore, StoreError
+from tabletop.commands import CommandError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "referee",
+        help="run a game: the referee service that players and displays connect to",
+        description=(
+            "Start (or --resume) a refereed game and serve it over ZeroMQ: players send commands, displays "
+            "subscribe to numbered updates. Every event is written to the --db file before it is announced."
+        ),
+    )
+    p.add_argument("--game", choices=sorted(GAMES), required=True, help="which game to referee")
+    p.add_argument(
+        "--players",
+        help="comma-separated seats in any order; Master Plan seats may name their villain as NAME:VILLAIN "
+        "(e.g. 'Ann:Z-Mask,Bob:Ms. Fyre,Cy:Mysterious M'); not needed with --resume",
+    )
+    src = p.add_mutually_exclusive_group()
+    src.add_argument(
+        "--virtual", action="store_true", help="no camera: players report the table by command (default)"
+    )
+    src.add_argument("--camera", type=int, metavar="N", help="watch the table with webcam N")
+    src.add_argument("--video", metavar="FILE", help="watch a recorded video of the table")
+    src.add_argument("--images", metavar="DIR", help="watch a folder of photos of the table")
+    p.add_argument(
+        "--calibration", metavar="FILE", help="calibration file (tabletop calibrate) for the camera feed"
+    )
+    p.add_argument(
+        "--db", default="tabletop-game.sqlite", help="event file of this game (default: %(default)s)"
+    )
+    p.add_argument(
+        "--resume", action="store_true", help="continue the game stored in --db after a crash or stop"
+    )
+    p.add_argument("--seed", type=int, help="shuffle seed (default: a random one, printed and stored)")
+    p.add_argument(
+        "--option", action="append", default=[], metavar="KEY=VALUE", help="a game option, repeatable"
+    )
+    p.add_argument(
+        "--bind", default="127.0.0.1", help="address to listen on (default: %(default)s; 0.0.0.0 for the LAN)"
+    )
+    p.add_argument(
+        "--port", type=int, default=5555, help="command port; updates use PORT+1 (default: %(default)s)"
+    )
+    p.add_argument("--secure", metavar="KEYDIR", help="require CurveZMQ keys made by 'tabletop keys create'")
+    p.set_defaults(run=run)
+
+
+def _options(pairs: list[str]) -> dict[str, str]:
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise CommandError(f"--option {pair!r} must look like KEY=VALUE")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.camera is not None or args.video or args.images:
+        raise CommandError(
+            "the camera feed into the referee is not built yet; run with --virtual and report the table by command"
+        )
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    try:
+        store = EventStore(args.db)
+        if args.resume:
+            session = GameSession.resume(store)
+        else:
+            if not args.players:
+                raise CommandError("say who is playing: --players 'Ann,Bob,Cy' (or --resume a stored game)")
+            adapter = GAMES[args.game]
+            players = [p.strip() for p in args.players.split(",") if p.strip()]
+            config = adapter.make_config(players, _options(args.option))
+            seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
+            session = GameSession.start(args.game, config, seed, store)
+        if session.adapter.name != args.game:
+            raise CommandError(f"{args.db} holds a {session.adapter.name} game, not {args.game}")
+        service = RefereeService(
+            session,
+            router_endpoint=f"tcp://{args.bind}:{args.port}",
+            pub_endpoint=f"tcp://{args.bind}:{args.port + 1}",
+            keydir=args.secure,
+        )
+    except (StoreError, SetupError, KeyFileError) as exc:
+        raise CommandError(str(exc)) from None
+    record = store.record()
+    print(f"{args.game} referee: seed {record.seed if record else '?'}, events in {Path(args.db).resolve()}")
+    print(f"  commands (ROUTER): {service.router_endpoint}")
+    print(f"  updates  (PUB):    {service.pub_endpoint}")
+    print(f"  seats: {', '.join(session.seats())}")
+    print(f"  connect a player:  tabletop client --connect {service.router_endpoint} --player SEAT")
+    if args.secure:
+        print(f"  secure: only keys in {args.secure}/public may connect; each acts only for its own seat")
+    else:
+        print(
+            "  WARNING: not secure - anyone who can reach this address can act for any player. "
+            "Use --secure KEYDIR (see 'tabletop keys create') on a shared network.",
+            file=sys.stderr,
+        )
+    signal.signal(signal.SIGTERM, lambda *_: service.stop())
+    try:
+        service.serve()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        service.close()
+        store.close()
+    print("referee stopped; continue later with --resume")
+    return 0
