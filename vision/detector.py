@@ -171,6 +171,7 @@ class CardDetector:
 
         rough: list[np.ndarray] = []
         blobs: list[np.ndarray] = []
+        unions: list[np.ndarray] = []  # blobs of several things: maybe a card partly under another
         for m, mode in _candidate_maps(small):
             contours, _ = cv2.findContours(m, mode, cv2.CHAIN_APPROX_SIMPLE)
             for cnt in contours:
@@ -179,6 +180,7 @@ class CardDetector:
                     continue
                 quads = _rough_quads(cnt)
                 if not quads:
+                    unions.append(cnt)
                     continue
                 rough.extend(quads)
                 blobs.append(cnt)
@@ -216,6 +218,9 @@ class CardDetector:
         split = self._split_touching(image, blobs, scale, cards)
         if split:
             cards = self._select(cards + split)
+        under = self._partly_covered(image, small.shape[:2], blobs + unions, scale, cards)
+        if under:
+            cards = self._select(cards + under)
         if self.table is None and len(cards) >= 3:
             areas = np.array([c.area_px for c in cards])
             med = float(np.median(areas[areas >= 0.3 * np.percentile(areas, 90)]))
@@ -338,6 +343,52 @@ class CardDetector:
             )
         ]
 
+    def _partly_covered(
+        self,
+        image: np.ndarray,
+        small_shape: tuple[int, int],
+        blobs: list[np.ndarray],
+        scale: float,
+        cards: list[CardCandidate],
+    ) -> list[CardCandidate]:
+        """Cards partly under a found card: what is left of a blob once the found cards are cut
+        out of it, when that rest still shows most of a card (>= 3 corners)."""
+        if not cards:
+            return []
+        found = np.zeros(small_shape, np.uint8)
+        for c in cards:
+            q = (c.corners_px - (scale - 1) / 2) / scale
+            cv2.fillPoly(found, [np.round(q * 16).astype(np.int32)], 255, cv2.LINE_8, shift=4)
+        found = cv2.dilate(found, np.ones((5, 5), np.uint8))
+        areas = [c.area_px / scale**2 for c in cards]
+        typical = float(np.median(areas))
+        out: list[CardCandidate] = []
+        done: list[np.ndarray] = []
+        for cnt in blobs:
+            x, y, w, h = cv2.boundingRect(cnt)
+            if not found[y : y + h, x : x + w].any():
+                continue
+            m = np.zeros((h + 2, w + 2), np.uint8)
+            cv2.drawContours(m, [cnt - [x - 1, y - 1]], -1, 255, -1)
+            m &= ~_pad_crop(found, x - 1, y - 1, w + 2, h + 2)
+            m = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+            rest, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            for r in rest:
+                if cv2.contourArea(r) < 0.35 * typical:
+                    continue
+                hull = cv2.convexHull(r + [x - 1, y - 1])
+                box = order_corners(cv2.boxPoints(cv2.minAreaRect(hull)).astype(np.float64))
+                if any(np.max(np.abs(box - o)) < 2 for o in done):
+                    continue
+                done.append(box)
+                short, long = _side_lengths(box)
+                if not 0.7 * typical < short * long < 1.4 * typical:
+                    continue
+                out.extend(
+                    self._refine(image, box * scale + (scale - 1) / 2, reach=3.0 * scale + 3.0, grow=False)
+                )
+        return out
+
     def _expected_card_px(self, cards: list[CardCandidate], at: np.ndarray) -> tuple[float, float] | None:
         if self.table is not None:
             k = float(self.table.mm_per_px(at.reshape(1, 2))[0])
@@ -430,3 +481,13 @@ def _offset_quad(q: np.ndarray, margin: float) -> np.ndarray | None:
         t = np.linalg.solve(a, c2 - c1)
         out.append(c1 + t[0] * d1)
     return np.array(out)
+
+
+def _pad_crop(img: np.ndarray, x: int, y: int, w: int, h: int) -> np.ndarray:
+    """img[y:y+h, x:x+w] with zeros where the window leaves the image."""
+    out = np.zeros((h, w), img.dtype)
+    x0, y0 = max(x, 0), max(y, 0)
+    x1, y1 = min(x + w, img.shape[1]), min(y + h, img.shape[0])
+    if x1 > x0 and y1 > y0:
+        out[y0 - y : y1 - y, x0 - x : x1 - x] = img[y0:y1, x0:x1]
+    return out

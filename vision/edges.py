@@ -74,11 +74,17 @@ def _edge_points(
     k2 = int(round(1.0 / STEP))
     deriv = np.zeros_like(prof)
     deriv[:, k2:-k2] = (prof[:, 2 * k2 :] - prof[:, : -2 * k2]) / (2 * k2 * STEP)
-    # The side's polarity: the colour change (outside - inside) at the strongest points.
-    mag = np.sqrt((deriv**2).sum(axis=2))
-    j = mag.argmax(axis=1)
-    peak = deriv[np.arange(len(j)), j]  # n x C
-    pol = np.median(peak, axis=0)
+    # The side's polarity: the colour step from the card to what lies beyond it (robust to a
+    # thin shadow or dark rim along the edge, whose two flanks have opposite signs). When both
+    # ends look alike (a neighbouring card a few mm away), the strongest change decides.
+    q = max(2, prof.shape[1] // 4)
+    step = np.median(prof[:, -q:].mean(axis=1) - prof[:, :q].mean(axis=1), axis=0)
+    if np.linalg.norm(step) > 5.0:
+        pol = step
+    else:
+        mag = np.sqrt((deriv**2).sum(axis=2))
+        j = mag.argmax(axis=1)
+        pol = np.median(deriv[np.arange(len(j)), j], axis=0)
     norm = np.linalg.norm(pol)
     if norm < 1e-6:
         return base, np.zeros(len(base)), np.zeros(len(base), bool)
