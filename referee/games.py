@@ -140,6 +140,14 @@ class MasterPlanAdapter(_EngineAdapter):
         self.setup(config, 0)  # validates the whole configuration now, with the engine's own words
         return config
 
+    def public_view(self, game: Any) -> dict[str, Any]:
+        # Where the current pawn may jump, with gaps and verdicts, is public (the table is): the
+        # displays colour the destinations and the projector paints them.
+        view = game.public_view()
+        current = view.get("current")
+        view["moves"] = game.legal_moves(current) if current and not view.get("game_over") else []
+        return view
+
     def seats(self, game: Any) -> list[str]:
         return list(game.config.players)
 
