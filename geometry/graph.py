@@ -19,7 +19,7 @@ from shapely import STRtree
 
 from geometry.card import CardId, CardOutline
 from geometry.placement import Overlap, overlaps
-from geometry.reach import Reach, Verdict, candidate_radius_mm, measure_pairs, measure_reaches
+from geometry.reach import Reach, Verdict, candidate_radius_mm, measure_pairs_within, measure_reaches
 from geometry.settings import DEFAULT_SETTINGS, GeometrySettings
 
 LEGAL_ONLY = frozenset({Verdict.LEGAL})
@@ -60,8 +60,9 @@ class ReachGraph:
         keep = left < right
         firsts = [self._tree_cards[i] for i in left[keep]]
         seconds = [self._tree_cards[j] for j in right[keep]]
-        for a, b, r in zip(firsts, seconds, measure_pairs(firsts, seconds, self.settings)):
-            self._link(a.id, b.id, r)
+        for a, b, reach in zip(firsts, seconds, measure_pairs_within(firsts, seconds, r, self.settings)):
+            if reach is not None:
+                self._link(a.id, b.id, reach)
 
     def _reindex(self) -> None:
         self._tree_cards = list(self._cards.values())

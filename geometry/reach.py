@@ -23,6 +23,7 @@ A jump is `too_close_to_call` when |gap - reach| <= k * sigma_gap (k = settings.
 from __future__ import annotations
 
 import enum
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -105,6 +106,17 @@ def measure_pairs(
     settings: GeometrySettings = DEFAULT_SETTINGS,
 ) -> list[Reach]:
     """The Reach between firsts[i] and seconds[i] for every i, vectorised."""
+    return measure_pairs_within(firsts, seconds, math.inf, settings)  # type: ignore[return-value]
+
+
+def measure_pairs_within(
+    firsts: Sequence[CardOutline],
+    seconds: Sequence[CardOutline],
+    within_mm: float,
+    settings: GeometrySettings = DEFAULT_SETTINGS,
+) -> list[Reach | None]:
+    """Like measure_pairs, but pairs further apart than `within_mm` get None and cost no
+    uncertainty computation (the reach graph's candidates are mostly such pairs)."""
     m = len(firsts)
     if m != len(seconds):
         raise ValueError(f"measure_pairs needs two equally long lists, got {m} and {len(seconds)}")
@@ -113,24 +125,32 @@ def measure_pairs(
     polys_a = np.array([c.polygon for c in firsts], dtype=object)
     polys_b = np.array([c.polygon for c in seconds], dtype=object)
     gaps = shapely.distance(polys_a, polys_b)
+    near = np.flatnonzero(gaps <= within_mm)
     sigma_gap = np.zeros(m)
-    if any(c.max_sigma_mm for c in firsts) or any(c.max_sigma_mm for c in seconds):
-        corners_a, sigmas_a = np.stack([c.corners for c in firsts]), np.stack([c.sigmas for c in firsts])
-        corners_b, sigmas_b = np.stack([c.corners for c in seconds]), np.stack([c.sigmas for c in seconds])
+    if len(near) and (
+        any(firsts[i].max_sigma_mm for i in near) or any(seconds[i].max_sigma_mm for i in near)
+    ):
+        k = len(near)
+        pa, pb = polys_a[near], polys_b[near]
+        corners_a = np.stack([firsts[i].corners for i in near])
+        sigmas_a = np.stack([firsts[i].sigmas for i in near])
+        corners_b = np.stack([seconds[i].corners for i in near])
+        sigmas_b = np.stack([seconds[i].sigmas for i in near])
         # Both argument orders in one vectorised call each (numpy overhead dominates small tables).
-        lines = shapely.shortest_line(np.concatenate([polys_a, polys_b]), np.concatenate([polys_b, polys_a]))
-        ends = shapely.get_coordinates(lines).reshape(2 * m, 2, 2)
-        ab, ba = ends[:m], ends[m:]
+        lines = shapely.shortest_line(np.concatenate([pa, pb]), np.concatenate([pb, pa]))
+        ends = shapely.get_coordinates(lines).reshape(2 * k, 2, 2)
+        ab, ba = ends[:k], ends[k:]
         var = _normal_variance(
             np.concatenate([ab[:, 0], ba[:, 1], ab[:, 1], ba[:, 0]]),
             np.concatenate([corners_a, corners_a, corners_b, corners_b]),
             np.concatenate([sigmas_a, sigmas_a, sigmas_b, sigmas_b]),
-        ).reshape(4, m)
-        sigma_gap = np.sqrt(np.maximum(var[0] + var[2], var[1] + var[3]))
-    return [
-        Reach(float(g), float(s), reach_verdict(float(g), float(s), settings))
-        for g, s in zip(gaps, sigma_gap)
-    ]
+        ).reshape(4, k)
+        sigma_gap[near] = np.sqrt(np.maximum(var[0] + var[2], var[1] + var[3]))
+    out: list[Reach | None] = [None] * m
+    for i in near:
+        g, sg = float(gaps[i]), float(sigma_gap[i])
+        out[i] = Reach(g, sg, reach_verdict(g, sg, settings))
+    return out
 
 
 def measure_reaches(
