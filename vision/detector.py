@@ -205,12 +205,7 @@ class CardDetector:
                 continue
             qf = q * scale + (scale - 1) / 2
             cf = ctr * scale + (scale - 1) / 2
-            if any(
-                (1.25 < c.area_px / (area * scale * scale) < 1.9 or c.area_px > 5 * area * scale * scale)
-                and cv2.pointPolygonTest(c.corners_px.astype(np.float32), (float(cf[0]), float(cf[1])), True)
-                > 0.1 * math.sqrt(c.area_px)
-                for c in refined
-            ):
+            if any(_explained_by(c, cf, area * scale * scale) for c in refined):
                 continue
             refined.extend(self._refine(image, qf, reach=2.5 * scale + 2.5))
 
@@ -491,3 +486,13 @@ def _pad_crop(img: np.ndarray, x: int, y: int, w: int, h: int) -> np.ndarray:
     if x1 > x0 and y1 > y0:
         out[y0 - y : y1 - y, x0 - x : x1 - x] = img[y0:y1, x0:x1]
     return out
+
+
+def _explained_by(card: CardCandidate, centre: np.ndarray, area: float) -> bool:
+    """A rough quad (centre, area in full-size px) inside an already refined card: a frame of
+    its art. (Near-duplicates of a card are still refined: the better fit wins in `_select`.)"""
+    ratio = card.area_px / max(area, 1e-9)
+    if not (1.25 < ratio < 1.9 or ratio > 5):
+        return False
+    inside = cv2.pointPolygonTest(card.corners_px.astype(np.float32), (float(centre[0]), float(centre[1])), True)
+    return inside > 0.1 * math.sqrt(card.area_px)

@@ -65,11 +65,9 @@ def _edge_points(
     offs = np.arange(-reach, reach + STEP / 2, STEP)  # m
     along = (p1 - p0) / (np.linalg.norm(p1 - p0) + 1e-9)
     # Average three parallel profiles 1 px apart: smooths along the edge, not across it.
-    prof = 0.0
-    for k in (-1.0, 0.0, 1.0):
-        pts = base[:, None, :] + offs[None, :, None] * outward[None, None, :] + k * along
-        prof = prof + _bilinear(img, pts[..., 0], pts[..., 1])
-    prof = prof / 3.0  # n x m x C
+    ks = np.array([-1.0, 0.0, 1.0])
+    pts = base[None, :, None, :] + offs[None, None, :, None] * outward + ks[:, None, None, None] * along
+    prof = _bilinear(img, pts[..., 0], pts[..., 1]).mean(axis=0)  # n x m x C
     # Derivative along the outward normal over +-1 px (central difference), per channel.
     k2 = int(round(1.0 / STEP))
     deriv = np.zeros_like(prof)
