@@ -494,5 +494,7 @@ def _explained_by(card: CardCandidate, centre: np.ndarray, area: float) -> bool:
     ratio = card.area_px / max(area, 1e-9)
     if not (1.25 < ratio < 1.9 or ratio > 5):
         return False
-    inside = cv2.pointPolygonTest(card.corners_px.astype(np.float32), (float(centre[0]), float(centre[1])), True)
+    inside = cv2.pointPolygonTest(
+        card.corners_px.astype(np.float32), (float(centre[0]), float(centre[1])), True
+    )
     return inside > 0.1 * math.sqrt(card.area_px)
