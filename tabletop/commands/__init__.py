@@ -13,6 +13,7 @@ from tabletop.commands import (  # noqa: E402  (needs CommandError defined first
     client,
     demo,
     detect,
+    display,
     keys,
     referee,
 )
@@ -21,6 +22,7 @@ REGISTRY = [
     demo.register,
     referee.register,
     client.register,
+    display.register,
     keys.register,
     detect.register,
     calibrate.register,

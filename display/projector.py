@@ -1,0 +1,135 @@
+"""The projector overlay: Master Plan's legal-move highlights painted onto the table itself.
+
+Everything is laid out in table millimetres around the cards and mapped into projector pixels
+with the calibration, on black. Light never falls on a card: every card's outline grown by
+CLEARANCE_MM is blacked out last, so the highlights are rings around cards and lines across
+the gaps, and neither the players nor the camera are dazzled by a lit card face.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cv2
+import numpy as np
+
+from display import style
+from display.canvas import SHIFT
+from display.shapes import as_points, nearest_points, rounded_offset
+from display.tablestate import current_space
+
+CLEARANCE_MM = 1.0  # dark margin around every card (corner uncertainty, projector blur)
+RING_MM = 9.0  # width of the ring of light around a destination card
+GAP_LINE_MM = 3.0  # width of the line drawn across a gap
+REACH_LINE_MM = 2.0  # width of the reach-zone outline
+LABEL_OFFSET_MM = 14.0  # the gap label sits beside the gap line, off the cards
+
+
+class NoProjectorCalibration(ValueError):
+    """The calibration cannot say where the projector's pixels land on the table."""
+
+
+def _dim(colour: tuple[int, int, int], k: float) -> tuple[int, int, int]:
+    return tuple(int(c * k) for c in colour)  # type: ignore[return-value]
+
+
+def render_projector(
+    state: dict[str, Any], calibration: Any, size: tuple[int, int] | None = None
+) -> np.ndarray:
+    """The projector picture (BGR, black where nothing is lit) for Master Plan's public state.
+    `calibration` is a `calibration.Calibration` with a projector step; `size` (w, h) defaults
+    to the projector size it was calibrated for. A state without moves gives a black picture."""
+    if calibration is None or not getattr(calibration, "has_projector", False):
+        raise NoProjectorCalibration(
+            "no projector calibration: run 'tabletop calibrate projector PHOTO' (see 'tabletop calibrate --help')"
+        )
+    size = size or calibration.projector_size
+    if size is None:
+        raise NoProjectorCalibration(
+            "the calibration does not record the projector's size: run 'tabletop calibrate projector' again"
+        )
+    width, height = (int(v) for v in size)
+    img = np.zeros((height, width, 3), np.uint8)
+    here = current_space(state)
+    moves = state.get("moves") or []
+    if here is None or not moves:
+        return img
+
+    def to_px(points_mm: np.ndarray) -> np.ndarray:
+        px = calibration.table_mm_to_projector_px(np.asarray(points_mm, dtype=float).reshape(-1, 2))
+        return np.round(px * (1 << SHIFT)).astype(np.int32)
+
+    def fill(polygon_mm: np.ndarray, colour: tuple[int, int, int]) -> None:
+        cv2.fillPoly(img, [to_px(polygon_mm)], colour, cv2.LINE_AA, SHIFT)
+
+    reach = float(state.get("reach_mm", 63.0))
+    # The reach outline as a band between two offsets, so its width is in mm wherever it lands.
+    fill(rounded_offset(here["corners"], reach + REACH_LINE_MM / 2), _dim(style.REACH, 0.6))
+    fill(rounded_offset(here["corners"], reach - REACH_LINE_MM / 2), (0, 0, 0))
+    fill(rounded_offset(here["corners"], CLEARANCE_MM + RING_MM / 2), (255, 255, 255))
+
+    by_space = {s["space"]: s for s in state.get("table", [])}
+    labels = []
+    for move in moves:
+        dest = by_space.get(move.get("to"))
+        if dest is None:
+            continue
+        colour = style.verdict_colour(move)
+        fill(rounded_offset(dest["corners"], CLEARANCE_MM + RING_MM), colour)
+        a, b = nearest_points(here["corners"], dest["corners"])
+        if np.hypot(*(b - a)) > 1e-6:
+            fill(_band(a, b, GAP_LINE_MM), colour)
+        labels.append((a, b, move, colour))
+
+    cards = [as_points(s["corners"]) for s in by_space.values()]
+    for a, b, move, colour in labels:
+        _label(img, calibration, a, b, move, colour, cards)
+    # Last, so that nothing drawn above can light a card.
+    for card in cards:
+        fill(rounded_offset(card, CLEARANCE_MM), (0, 0, 0))
+    return img
+
+
+def _band(a: np.ndarray, b: np.ndarray, width_mm: float) -> np.ndarray:
+    d = (b - a) / np.hypot(*(b - a))
+    n = np.array([-d[1], d[0]]) * width_mm / 2
+    return np.array([a + n, b + n, b - n, a - n])
+
+
+def _label(
+    img: np.ndarray,
+    calibration: Any,
+    a: np.ndarray,
+    b: np.ndarray,
+    move: dict[str, Any],
+    colour: tuple[int, int, int],
+    cards: list[np.ndarray],
+) -> None:
+    """The gap in mm written beside the gap line, on the side where it falls on no card."""
+    mid = (a + b) / 2
+    d = b - a
+    n = np.array([-d[1], d[0]]) / max(float(np.hypot(*d)), 1e-9)
+    if not n.any():
+        n = np.array([0.0, 1.0])
+    text = f"{float(move.get('gap_mm', 0.0)):.0f} mm"
+    for side in (1.0, -1.0):
+        spot = mid + side * LABEL_OFFSET_MM * n
+        px = calibration.table_mm_to_projector_px(spot.reshape(1, 2))[0]
+        (tw, th), _ = cv2.getTextSize(text, style.FONT, 0.5, 1)
+        box_px = np.array(
+            [[px[0] - tw / 2, px[1] - th / 2], [px[0] + tw / 2, px[1] - th / 2],
+             [px[0] + tw / 2, px[1] + th / 2], [px[0] - tw / 2, px[1] + th / 2]]
+        )  # fmt: skip
+        box_mm = calibration.projector_px_to_table_mm(box_px)
+        if not any(_touches(box_mm, card) for card in cards):
+            org = (int(round(px[0] - tw / 2)), int(round(px[1] + th / 2)))
+            cv2.putText(img, text, org, style.FONT, 0.5, colour, 1, cv2.LINE_AA)
+            return
+
+
+def _touches(box_mm: np.ndarray, card: np.ndarray) -> bool:
+    grown = rounded_offset(card, CLEARANCE_MM, 2).astype(np.float32)
+    if any(cv2.pointPolygonTest(grown, (float(x), float(y)), False) >= 0 for x, y in box_mm):
+        return True
+    box = box_mm.astype(np.float32)
+    return any(cv2.pointPolygonTest(box, (float(x), float(y)), False) >= 0 for x, y in grown)
