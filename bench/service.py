@@ -1,0 +1,157 @@
+"""The referee service on loopback: command round trips and published updates per second, next
+to raw pyzmq REQ/REP and PUB/SUB loops measured in the same run.
+
+    python -m bench.service [--quick]
+
+Commands are The Plan's commit/withdraw of a Plan (each one engine call, its events appended
+and fsynced to SQLite, then published); "ping" is the service alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import zmq
+
+from referee.client import Connection, StateMirror
+from referee.protocol import encode
+from referee.service import RefereeService
+from referee.session import GameSession
+from referee.store import EventStore
+
+
+def percentile(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def raw_req_rep(n: int) -> list[float]:
+    ctx = zmq.Context.instance()
+    rep, req = ctx.socket(zmq.REP), ctx.socket(zmq.REQ)
+    port = rep.bind_to_random_port("tcp://127.0.0.1")
+    req.connect(f"tcp://127.0.0.1:{port}")
+
+    def echo() -> None:
+        for _ in range(n):
+            rep.send(rep.recv())
+
+    t = threading.Thread(target=echo)
+    t.start()
+    samples = []
+    payload = encode({"id": "x", "type": "ping"})
+    for _ in range(n):
+        start = time.perf_counter()
+        req.send(payload)
+        req.recv()
+        samples.append(time.perf_counter() - start)
+    t.join()
+    rep.close(0)
+    req.close(0)
+    return samples
+
+
+def raw_pub_sub(n: int) -> float:
+    ctx = zmq.Context.instance()
+    pub, sub = ctx.socket(zmq.PUB), ctx.socket(zmq.SUB)
+    port = pub.bind_to_random_port("tcp://127.0.0.1")
+    sub.setsockopt(zmq.SUBSCRIBE, b"")
+    sub.setsockopt(zmq.RCVHWM, 0)
+    pub.setsockopt(zmq.SNDHWM, 0)
+    sub.connect(f"tcp://127.0.0.1:{port}")
+    time.sleep(0.3)
+    payload = encode({"seq": 1, "event": {"type": "plan_committed", "public": {"player": "ann"}}})
+    start = time.perf_counter()
+    for _ in range(n):
+        pub.send_multipart([b"event", payload])
+    for _ in range(n):
+        sub.recv_multipart()
+    rate = n / (time.perf_counter() - start)
+    pub.close(0)
+    sub.close(0)
+    return rate
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.service", description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args(argv)
+    n = 200 if args.quick else 1000
+    with tempfile.TemporaryDirectory() as tmp:
+        store = EventStore(Path(tmp) / "bench.sqlite")
+        session = GameSession.start("theplan", {"seats": ["ann", "bob", "cat"]}, 1, store)
+        service = RefereeService(session, "tcp://127.0.0.1:*", "tcp://127.0.0.1:*", heartbeat_s=1.0)
+        thread = threading.Thread(target=service.serve, daemon=True)
+        thread.start()
+        conn = Connection(service.router_endpoint)
+        conn.join("ann")
+        plan = session.game.legal_commands("ann")[0].to_dict()["plan"]
+        mirror = StateMirror(service.router_endpoint, service.pub_endpoint)
+
+        ping = []
+        for _ in range(n):
+            start = time.perf_counter()
+            conn.request("ping")
+            ping.append(time.perf_counter() - start)
+        command = []
+        for i in range(n):
+            start = time.perf_counter()
+            reply = conn.request(
+                "commit_plan" if i % 2 == 0 else "withdraw_plan", **({"plan": plan} if i % 2 == 0 else {})
+            )
+            command.append(time.perf_counter() - start)
+            assert reply["ok"], reply
+        # Updates/s as a subscriber sees them: a burst of pipelined commands, then count.
+        mirror.poll(0.5)
+        first_seq = mirror.seq
+        start = time.perf_counter()
+        for i in range(n):
+            body = {"plan": plan} if i % 2 == 0 else {}
+            conn.sock.send(
+                encode(
+                    {
+                        "id": f"burst-{i}",
+                        "type": "commit_plan" if i % 2 == 0 else "withdraw_plan",
+                        "player": "ann",
+                        **body,
+                    }
+                )
+            )
+        target = 0
+        for _ in range(n):  # every reply carries the seq of its command's last event
+            if conn.sock.poll(60_000):
+                target = max(target, json.loads(conn.sock.recv()).get("seq", 0))
+        while mirror.seq < target and time.perf_counter() - start < 60:
+            mirror.poll(0.2)
+        updates_rate = (mirror.seq - first_seq) / (time.perf_counter() - start)
+        service.stop()
+        thread.join(5)
+        service.close()
+        store.close()
+
+    raw = raw_req_rep(n)
+    raw_rate = raw_pub_sub(20 * n)
+    ms = 1e3
+    print(f"referee service on loopback ({n} requests each; one client; events fsynced to SQLite)")
+    print(f"{'':34} {'p50':>9} {'p99':>9}  {'p50 vs raw':>10}")
+    print(
+        f"{'raw pyzmq REQ/REP echo':34} {statistics.median(raw) * ms:8.3f}ms {percentile(raw, 0.99) * ms:8.3f}ms  {1:>9.1f}x"
+    )
+    for name, samples in (("ping (service alone)", ping), ("commit/withdraw a Plan (stored)", command)):
+        ratio = statistics.median(samples) / statistics.median(raw)
+        print(
+            f"{name:34} {statistics.median(samples) * ms:8.3f}ms {percentile(samples, 0.99) * ms:8.3f}ms  {ratio:>9.1f}x"
+        )
+    print(
+        f"published updates/s seen by a subscriber: {updates_rate:,.0f} (raw PUB/SUB: {raw_rate:,.0f}/s; {raw_rate / updates_rate:.1f}x)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
