@@ -9,6 +9,8 @@ from typing import Any, Protocol
 from referee import masterplan, theplan
 from referee.protocol import PROTOCOL_VERSION
 
+MAX_LISTED_COMMANDS = 40
+
 
 class RuleRefusal(Exception):
     """A command the game refuses (a broken rule or a malformed command); nothing changed."""
@@ -90,7 +92,12 @@ class _EngineAdapter:
         return game.public_view()
 
     def player_view(self, game: Any, seat: str) -> dict[str, Any]:
-        return game.public_view() if seat in self.reporters else game.player_view(seat)
+        if seat in self.reporters:
+            return game.public_view()
+        # What this seat may do now, so a terminal or phone can offer it (placements are
+        # continuous and not listed).
+        options = [c.to_dict() for c in game.legal_commands(seat)]
+        return {**game.player_view(seat), "you_can": options[:MAX_LISTED_COMMANDS]}
 
     def acting_seats(self, game: Any) -> list[str]:
         return [*self.seats(game), *self.reporters]

@@ -90,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(joined["error"]["message"])
     print(f"joined as {args.player}; type 'help' for commands")
     _show(joined["view"])
+    _show_options(joined["view"])
     lines = iter(args.do) if args.do else _prompt()
     for line in lines:
         if not line.strip():
@@ -121,9 +122,21 @@ def run(args: argparse.Namespace) -> int:
                 print(f"ok ({reply.get('events', 0)} events)")
             else:
                 print(f"refused: {reply['error']['message']}")
+            _show_options(conn.request("view").get("view", {}))
     mirror.close()
     conn.close()
     return 0
+
+
+def _show_options(view: dict[str, Any]) -> None:
+    options = view.get("you_can") or []
+    if not options:
+        print("nothing to do right now (waiting for others, or only a placement)")
+        return
+    print("you can now:")
+    for option in options:
+        fields = " ".join(f"{k}={json.dumps(v)}" for k, v in option.items() if k not in ("type", "player"))
+        print(f"  {option['type']} {fields}".rstrip())
 
 
 def _prompt():
