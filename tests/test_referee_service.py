@@ -105,8 +105,9 @@ def test_a_whole_game_through_sockets_and_a_late_joiner_ends_with_the_same_state
             assert event == adapter.public_event(stored[seq])
 
 
-def test_private_messages_reach_only_their_own_seat_and_never_pub(tmp_path):
-    with running("theplan", {"seats": PLAN_SEATS}, tmp_path) as service:
+@pytest.mark.parametrize("game, config", [("theplan", {"seats": PLAN_SEATS}), ("masterplan", MASTER_CONFIG)])
+def test_private_messages_reach_only_their_own_seat_and_never_pub(tmp_path, game, config):
+    with running(game, config, tmp_path) as service:
         raw_sub = zmq.Context.instance().socket(zmq.SUB)
         raw_sub.setsockopt(zmq.SUBSCRIBE, b"")
         raw_sub.connect(service.pub_endpoint)
