@@ -8,6 +8,7 @@ from typing import Any, Protocol
 
 from referee import masterplan, theplan
 from referee.protocol import PROTOCOL_VERSION
+from referee.rules import RuleViolation
 
 MAX_LISTED_COMMANDS = 40
 
@@ -67,7 +68,7 @@ class _EngineAdapter:
     def setup(self, config: dict[str, Any], seed: int) -> tuple[Any, list[dict[str, Any]]]:
         try:
             game, events = self.game_class.setup(config, seed)
-        except (self.engine.RuleViolation, ValueError) as exc:
+        except (RuleViolation, ValueError) as exc:
             raise SetupError(str(exc)) from None
         return game, [_as_dict(e) for e in events]
 
@@ -77,7 +78,7 @@ class _EngineAdapter:
     def apply(self, game: Any, command: dict[str, Any]) -> list[dict[str, Any]]:
         try:
             return [_as_dict(e) for e in game.apply(self.engine.command_from_dict(command))]
-        except self.engine.RuleViolation as exc:
+        except RuleViolation as exc:
             raise RuleRefusal(exc.code, exc.message) from None
         except ValueError as exc:  # a malformed command
             raise RuleRefusal("bad_command", str(exc)) from None

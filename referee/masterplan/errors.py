@@ -1,22 +1,10 @@
-"""The one error a player's command can cause: a rule it breaks, in the player's words."""
+"""The errors of the Master Plan engine."""
 
 from __future__ import annotations
 
+from referee.rules import RuleViolation
 
-class RuleViolation(Exception):
-    """A command the rules refuse. `code` is stable for programs ("out_of_reach", "wrong_step",
-    "not_your_turn", ...); `message` is for the player. The game state is left unchanged."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-    def to_dict(self) -> dict:
-        return {"code": self.code, "message": self.message}
-
-    def __repr__(self) -> str:
-        return f"RuleViolation({self.code!r}, {self.message!r})"
+__all__ = ["ReplayMismatch", "RuleViolation"]
 
 
 class ReplayMismatch(ValueError):

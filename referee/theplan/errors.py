@@ -2,17 +2,9 @@
 
 from __future__ import annotations
 
+from referee.rules import RuleViolation
 
-class RuleViolation(Exception):
-    """A command breaks a rule. `code` is stable for programs; `message` is in a player's words."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-    def to_dict(self) -> dict:
-        return {"code": self.code, "message": self.message}
+__all__ = ["MalformedCommand", "RuleViolation"]
 
 
 class MalformedCommand(RuleViolation):
