@@ -13,9 +13,9 @@ import numpy as np
 
 from display import style
 from display.canvas import SHIFT, TableFit, canvas, fill, line, nice_step_mm, outline, tint
-from display.tablestate import current_space, player_colours
 from display.shapes import as_points, centre, nearest_points, rounded_offset
 from display.style import put_text
+from display.tablestate import current_space, player_colours
 from display.theplan_overview import render_theplan
 from display.words import last_lines
 
@@ -44,19 +44,33 @@ def _check_size(size: Size) -> Size:
 
 
 # ---- Master Plan ------------------------------------------------------------------------------
+def _panel_width(width: int) -> int:
+    return max(260, int(width * 0.3))
+
+
+def table_fit(state: dict[str, Any], size: Size) -> tuple[TableFit, tuple[int, int, int, int]]:
+    """Where Master Plan's table (mm) lands in the overview picture: the mapping and the table's
+    rectangle (x, y, w, h) in pixels. It frames every card and the current reach zone."""
+    width, height = size
+    here = current_space(state)
+    polys = [as_points(s["corners"]) for s in state.get("table", [])]
+    if here is not None and state.get("moves"):
+        polys.append(rounded_offset(here["corners"], float(state.get("reach_mm", 63.0))))
+    rect = (10, 10, width - _panel_width(width) - 20, height - 20)
+    return TableFit.around(polys, rect), rect
+
+
 def render_masterplan(state: dict[str, Any], events: list[dict[str, Any]] | None, size: Size) -> np.ndarray:
     width, height = size
     img = canvas(width, height, style.BACKGROUND)
-    panel_w = max(260, int(width * 0.3))
+    panel_w = _panel_width(width)
     table = state.get("table", [])
     reach = float(state.get("reach_mm", 63.0))
     here = current_space(state)
     moves = state.get("moves", []) or []
     zone = rounded_offset(here["corners"], reach) if here is not None and moves else None
 
-    polys = [as_points(s["corners"]) for s in table] + ([zone] if zone is not None else [])
-    rect = (10, 10, width - panel_w - 20, height - 20)
-    fit = TableFit.around(polys, rect)
+    fit, rect = table_fit(state, size)
     x, y, w, h = rect
     cv2.rectangle(img, (x, y), (x + w, y + h), style.FELT, -1)
     _grid(img, fit, rect)

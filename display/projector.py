@@ -15,7 +15,7 @@ import numpy as np
 
 from display import style
 from display.canvas import SHIFT
-from display.shapes import as_points, nearest_points, rounded_offset
+from display.shapes import as_points, distance_to_polygon, nearest_points, rounded_offset
 from display.tablestate import current_space
 
 CLEARANCE_MM = 1.0  # dark margin around every card (corner uncertainty, projector blur)
@@ -84,10 +84,25 @@ def render_projector(
     cards = [as_points(s["corners"]) for s in by_space.values()]
     for a, b, move, colour in labels:
         _label(img, calibration, a, b, move, colour, cards)
-    # Last, so that nothing drawn above can light a card.
     for card in cards:
-        fill(rounded_offset(card, CLEARANCE_MM), (0, 0, 0))
+        _darken(img, calibration, card)
     return img
+
+
+def _darken(img: np.ndarray, calibration: Any, card: np.ndarray) -> None:
+    """Black out every projector pixel whose centre lands on the card or within CLEARANCE_MM of
+    it, judged pixel by pixel through the calibration (a filled polygon's edge rule is off by up
+    to a pixel). Done last, so nothing drawn before can light a card."""
+    h, w = img.shape[:2]
+    box = calibration.table_mm_to_projector_px(rounded_offset(card, CLEARANCE_MM + 1.0, 4))
+    x0, y0 = np.maximum(np.floor(box.min(axis=0)).astype(int) - 1, 0)
+    x1, y1 = np.minimum(np.ceil(box.max(axis=0)).astype(int) + 2, [w, h])
+    if x1 <= x0 or y1 <= y0:
+        return
+    ys, xs = np.mgrid[y0:y1, x0:x1]
+    centres = np.column_stack([xs.ravel(), ys.ravel()]).astype(float)
+    near = distance_to_polygon(card, calibration.projector_px_to_table_mm(centres)) <= CLEARANCE_MM
+    img[y0:y1, x0:x1][near.reshape(xs.shape)] = 0
 
 
 def _band(a: np.ndarray, b: np.ndarray, width_mm: float) -> np.ndarray:

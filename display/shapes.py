@@ -55,3 +55,20 @@ def nearest_points(a: object, b: object) -> tuple[np.ndarray, np.ndarray]:
                     best = (d, q, p) if flip else (d, p, q)
     assert best is not None
     return best[1], best[2]
+
+
+def distance_to_polygon(corners: object, points_mm: np.ndarray) -> np.ndarray:
+    """Distance (mm) from each point (N x 2) to a convex polygon: 0 inside, else to its nearest edge."""
+    poly = as_points(corners)
+    pts = np.asarray(points_mm, dtype=float).reshape(-1, 2)
+    nearest = np.full(len(pts), np.inf)
+    sides = []
+    for i in range(len(poly)):
+        a, b = poly[i], poly[(i + 1) % len(poly)]
+        ab = b - a
+        t = np.clip(((pts - a) @ ab) / max(float(ab @ ab), 1e-12), 0.0, 1.0)
+        nearest = np.minimum(nearest, np.hypot(*(pts - (a + t[:, None] * ab)).T))
+        sides.append(ab[0] * (pts[:, 1] - a[1]) - ab[1] * (pts[:, 0] - a[0]))
+    s = np.array(sides)
+    inside = (s >= 0).all(axis=0) | (s <= 0).all(axis=0)
+    return np.where(inside, 0.0, nearest)
