@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 from shapely.geometry import Point, Polygon
@@ -50,7 +51,9 @@ def test_script_obeys_reach_overlap_and_turn_order(script: dict) -> None:
             assert e["player"] == order[turn % len(order)], e
         if e["type"] == "place_card":
             new = CardOutline(e["card"], e["corners_mm"])
-            assert new.short_edge_mm == pytest.approx(63.0, abs=1e-4) and new.long_edge_mm == pytest.approx(88.0, abs=1e-4)
+            assert new.short_edge_mm == pytest.approx(63.0, abs=1e-4) and new.long_edge_mm == pytest.approx(
+                88.0, abs=1e-4
+            )
             assert not overlaps(new, list(table.values())), e
             table[e["card"]] = new
         elif e["type"] == "move":
@@ -71,7 +74,18 @@ def test_script_obeys_reach_overlap_and_turn_order(script: dict) -> None:
             table[b] = CardOutline(b, e["corners_mm"][str(b)])
         elif e["type"] == "draw" and e["kind"] == "command" or e["type"] == "turn_end":
             turn += 1
-    assert {"place_card", "move", "flip", "destroy", "fall", "switch", "swap", "skip_step", "draw", "win"} <= kinds
+    assert {
+        "place_card",
+        "move",
+        "flip",
+        "destroy",
+        "fall",
+        "switch",
+        "swap",
+        "skip_step",
+        "draw",
+        "win",
+    } <= kinds
     assert script["winner"] == "Monster Nash" and on["Monster Nash"] == script["trophy"]
     flips = {e["card"]: e["name"] for e in entries if e["type"] == "flip"}
     assert "Trapdoor" in flips.values() and "Switch" in flips.values()
@@ -106,7 +120,9 @@ def test_pawns_stand_on_the_cards_the_truth_and_script_say(script: dict, truth: 
         nxt = commands[i + 1]["frames"][0] if i + 1 < len(commands) else len(truth)
         t = truth[nxt - 1]
         pawn = next(p for p in t["pawns"] if p["player"] == e["player"])
-        fallen = any(e["seq"] < s < (commands[i + 1]["seq"] if i + 1 < len(commands) else 10**9) for s in fell)
+        fallen = any(
+            e["seq"] < s < (commands[i + 1]["seq"] if i + 1 < len(commands) else 10**9) for s in fell
+        )
         assert pawn["on_card"] == (starts[e["player"]] if fallen else e["to"]), e
 
 
@@ -128,7 +144,10 @@ def test_bundled_files_are_what_the_generator_makes(script: dict) -> None:
     r = Renderer(game_camera(), game_conditions(), g.table)
     for i in (0, 95):
         frame = r.render(g.frames[i].scene, seed=1000 + i)
-        assert frame.jpeg == (SAMPLES / f"frames/frame_{i:04d}.jpg").read_bytes()
+        bundled = cv2.imread(str(SAMPLES / f"frames/frame_{i:04d}.jpg"))
+        # Pixels, not bytes: another CPU's SIMD path or libjpeg may round a few values differently.
+        diff = np.abs(frame.image.astype(np.int16) - bundled.astype(np.int16))
+        assert diff.mean() < 0.5 and np.percentile(diff, 99.9) <= 12, (i, diff.mean())
 
 
 def test_scripted_game_refuses_illegal_actions() -> None:

@@ -290,8 +290,7 @@ class Renderer:
             return
         patch = np.zeros((y1 - y0, x1 - x0), np.uint8)
         cv2.fillPoly(patch, [np.round((r - [x0, y0]) * 16).astype(np.int32)], 255, cv2.LINE_AA, shift=4)
-        patch = cv2.GaussianBlur(patch, (0, 0), sigma)
-        np.maximum(shadow[y0:y1, x0:x1], patch, out=shadow[y0:y1, x0:x1])
+        np.maximum(shadow[y0:y1, x0:x1], _soft(patch, sigma), out=shadow[y0:y1, x0:x1])
 
     def _projection_light(self, proj, img: np.ndarray) -> np.ndarray:
         x0, y0, x1, y1 = proj.extent_mm
@@ -641,3 +640,15 @@ def _draw_hand(img, labels, label: int, hand: Hand, cam: Camera) -> None:
     a = mask[..., None]
     r[:] = np.clip(r * (1 - a) + colour * a, 0, 255).astype(np.uint8)
     labels[y0:y1, x0:x1][mask > 0.5] = label
+
+
+def _soft(mask: np.ndarray, sigma: float) -> np.ndarray:
+    """Gaussian blur of a mask; a wide blur is done at a reduced scale (it removes the fine
+    detail anyway), which makes a hand's soft shadow ~10x cheaper at 1080p."""
+    step = int(sigma // 4)
+    if step < 2:
+        return cv2.GaussianBlur(mask, (0, 0), sigma)
+    h, w = mask.shape
+    small = cv2.resize(mask, (max(1, w // step), max(1, h // step)), interpolation=cv2.INTER_AREA)
+    small = cv2.GaussianBlur(small, (0, 0), sigma / step)
+    return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
