@@ -165,3 +165,11 @@ def test_scripted_game_refuses_illegal_actions() -> None:
     g.draw("Monster Nash")
     with pytest.raises(ScriptError, match="step"):
         g.move("Ms. Fyre", 5)  # first round: no Move step
+
+
+def test_scripted_game_deck_matches_the_referees_deck_file() -> None:
+    # The renderer may not import the referee (layer rule), so it keeps its own copy of the counts.
+    from referee.masterplan import default_deck
+    from vision.synthetic.game import DEFAULT_DECK
+
+    assert DEFAULT_DECK == {card.name: card.count for card in default_deck().cards}
