@@ -12,7 +12,7 @@ from tabletop.cli import main as cli_main
 from vision.pipeline import FrameReader
 from vision.synthetic import PRESETS, Camera, CameraPose, Card, Hand, Renderer, Scene
 from vision.table import TableMap
-from vision.tracker import Tracker
+from vision.tracker import Tracker, TrackerSettings
 
 CAM = Camera.for_resolution(
     "1080p", pose=CameraPose(height_mm=750.0, tilt_deg=20.0, target_mm=(600.0, 400.0))
@@ -102,23 +102,44 @@ def test_overlapping_pair_is_two_cards():
 
 
 def test_hand_over_cards_makes_no_events_and_removal_does():
-    r = Renderer(CAM, PRESETS["wood"])
-    reader, tracker = _reader(), Tracker()
+    cam = Camera.for_resolution("720p", pose=CAM.pose)
+    r = Renderer(cam, PRESETS["wood"])
+    reader = FrameReader(table=TableMap.from_homography(cam.image_to_table))
+    tracker = Tracker(TrackerSettings(confirm_s=0.3))
     cards = SPREAD[:3]
     base = Scene(cards=tuple(cards))
     hand = Hand(tip_mm=(560, 420), from_mm=(560, -100), height_mm=60)
-    script = [base] * 8 + [base.replace(hands=(hand,))] * 8 + [base] * 4 + [Scene(cards=tuple(cards[1:]))] * 8
+    script = [base] * 5 + [base.replace(hands=(hand,))] * 6 + [base] * 2 + [Scene(cards=tuple(cards[1:]))] * 5
     events = []
     for i, scene in enumerate(script):
         img = r.render(scene, i).image
         obs = tracker.update(reader.read(img), img, i, i * 0.1)
         events += [(e.kind, e.frame, e.card_id) for e in obs.events]
     placed = [e for e in events if e[0] == "placed"]
-    assert len(placed) == 3 and all(f <= 6 for _, f, _ in placed)
-    during_hand = [e for e in events if 8 <= e[1] < 20]
+    assert len(placed) == 3 and all(f <= 4 for _, f, _ in placed)
+    during_hand = [e for e in events if 5 <= e[1] < 13]
     assert during_hand == [], f"a hand over the cards made events: {during_hand}"
     removed = [e for e in events if e[0] == "removed"]
-    assert len(removed) == 1 and removed[0][1] >= 20
+    assert len(removed) == 1 and removed[0][1] >= 13
+
+
+def test_move_and_flip_make_events():
+    cam = Camera.for_resolution("720p", pose=CAM.pose)
+    r = Renderer(cam, PRESETS["green_felt"])
+    reader = FrameReader(table=TableMap.from_homography(cam.image_to_table))
+    tracker = Tracker(TrackerSettings(confirm_s=0.3))
+    card = Card(1, "Bomb", (560, 400), 10, False)
+    script = [card] * 4 + [card.moved((585, 400))] * 4 + [card.moved((585, 400)).flipped(True)] * 4
+    events = []
+    for i, c in enumerate(script):
+        img = r.render(Scene(cards=(c,)), i).image
+        obs = tracker.update(reader.read(img), img, i, i * 0.1)
+        events += [(e.kind, e.frame, e.card_id, e.name) for e in obs.events]
+    kinds = [e[0] for e in events]
+    assert kinds == ["placed", "moved", "flipped"], events
+    assert len({e[2] for e in events}) == 1  # one card, one stable id
+    assert events[1][1] >= 4 and events[2][1] >= 8 and events[2][3] == "Bomb"
+    assert events[0][3] is None  # placed face down: its name is not known, nor told
 
 
 def test_bad_images_give_one_line_errors(tmp_path, capsys):

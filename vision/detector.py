@@ -346,8 +346,10 @@ class CardDetector:
         scale: float,
         cards: list[CardCandidate],
     ) -> list[CardCandidate]:
-        """Cards partly under a found card: what is left of a blob once the found cards are cut
-        out of it, when that rest still shows most of a card (>= 3 corners)."""
+        """Cards in what the found cards do not explain: cut the found cards out of every blob; a
+        rest that still shows most of one card (>= 3 corners) is refined from its box, and a rest
+        of several touching cards is read from its straight sides (each long straight stretch of
+        its outline is a card edge, and the card lies on its inner side)."""
         if not cards:
             return []
         found = np.zeros(small_shape, np.uint8)
@@ -361,27 +363,88 @@ class CardDetector:
         done: list[np.ndarray] = []
         for cnt in blobs:
             x, y, w, h = cv2.boundingRect(cnt)
-            if not found[y : y + h, x : x + w].any():
-                continue
+            touches = found[y : y + h, x : x + w].any()
+            if not touches and cv2.contourArea(cnt) < 1.4 * typical:
+                continue  # a lone blob the size of one card was judged already
             m = np.zeros((h + 2, w + 2), np.uint8)
             cv2.drawContours(m, [cnt - [x - 1, y - 1]], -1, 255, -1)
             m &= ~_pad_crop(found, x - 1, y - 1, w + 2, h + 2)
             m = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
             rest, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
             for r in rest:
-                if cv2.contourArea(r) < 0.35 * typical:
+                ra = cv2.contourArea(r)
+                if ra < 0.35 * typical:
                     continue
-                hull = cv2.convexHull(r + [x - 1, y - 1])
+                r = r + [x - 1, y - 1]
+                hull = cv2.convexHull(r)
                 box = order_corners(cv2.boxPoints(cv2.minAreaRect(hull)).astype(np.float64))
                 if any(np.max(np.abs(box - o)) < 2 for o in done):
                     continue
                 done.append(box)
                 short, long = _side_lengths(box)
-                if not 0.7 * typical < short * long < 1.4 * typical:
-                    continue
-                out.extend(
-                    self._refine(image, box * scale + (scale - 1) / 2, reach=3.0 * scale + 3.0, grow=False)
-                )
+                if 0.7 * typical < short * long < 1.4 * typical:
+                    out.extend(
+                        self._refine(
+                            image, box * scale + (scale - 1) / 2, reach=3.0 * scale + 3.0, grow=False
+                        )
+                    )
+                elif 1.2 * typical < ra < 5 * typical:
+                    out.extend(c for c in self._from_sides(image, r, scale, cards + out) if c.score >= 0.5)
+        return out
+
+    def _from_sides(
+        self, image: np.ndarray, cnt: np.ndarray, scale: float, known: list[CardCandidate]
+    ) -> list[CardCandidate]:
+        """Card hypotheses from the long straight stretches of a blob's outline (small px)."""
+        pts = cv2.approxPolyDP(cnt, 1.5, True).reshape(-1, 2).astype(np.float64)
+        if len(pts) < 3 or len(cv2.approxPolyDP(cnt, 0.01 * cv2.arcLength(cnt, True), True)) > 20:
+            return []  # a ragged outline (a hand, a crumpled thing) is not a row of cards
+        x, y, w, h = cv2.boundingRect(cnt)
+        mask = np.zeros((h + 2, w + 2), np.uint8)
+        cv2.drawContours(mask, [cnt - [x - 1, y - 1]], -1, 255, -1)
+        out: list[CardCandidate] = []
+        tried: list[np.ndarray] = []
+        lengths = np.linalg.norm(np.roll(pts, -1, axis=0) - pts, axis=1)
+        for i in np.argsort(-lengths)[:10]:  # the longest straight stretches
+            p0, p1 = pts[i], pts[(i + 1) % len(pts)]
+            seg = p1 - p0
+            length = float(np.linalg.norm(seg))
+            mid_full = (p0 + p1) / 2 * scale + (scale - 1) / 2
+            exp = self._expected_card_px(known, mid_full)
+            if exp is None:
+                return out
+            es, el = exp[0] / scale, exp[1] / scale
+            if length < 0.45 * es:
+                continue
+            d = seg / length
+            n = np.array([-d[1], d[0]])
+            probe = ((p0 + p1) / 2 + 2.5 * n - [x - 1, y - 1]).round().astype(int)
+            inside = (
+                0 <= probe[1] < mask.shape[0]
+                and 0 <= probe[0] < mask.shape[1]
+                and mask[probe[1], probe[0]] > 0
+            )
+            if not inside:
+                n = -n
+            for along, across in ((es, el), (el, es)):
+                if length > 1.15 * along:
+                    continue  # this stretch is longer than that card edge
+                for a, dd in ((p0, d), (p1, -d)):  # the card's corner at either end of the stretch
+                    q = np.array([a, a + dd * along, a + dd * along + n * across, a + n * across])
+                    qf = order_corners(q * scale + (scale - 1) / 2)
+                    ctr = qf.mean(axis=0)
+                    if any(
+                        cv2.pointPolygonTest(
+                            c.corners_px.astype(np.float32), (float(ctr[0]), float(ctr[1])), False
+                        )
+                        > 0
+                        for c in known + out
+                    ):
+                        continue
+                    if any(np.max(np.abs(qf - o)) < 0.15 * es * scale for o in tried):
+                        continue
+                    tried.append(qf)
+                    out.extend(self._refine(image, qf, reach=0.1 * es * scale + 3.0, grow=False))
         return out
 
     def _expected_card_px(self, cards: list[CardCandidate], at: np.ndarray) -> tuple[float, float] | None:

@@ -31,6 +31,9 @@ class TrackerSettings:
     move_px: float = 6.0  # without a calibration
     match_fraction: float = 0.6  # a detection matches a track within this share of a card's short edge
     clear_tol: float = 14.0  # Lab distance under which two colours are "the same surface"
+    # A move counts only on a clean outline (detector score): a card half under a hand is fitted
+    # less well, and its outline must not pass for a move.
+    clean_score: float = 0.9
 
 
 @dataclass
@@ -48,6 +51,7 @@ class _Track:
     hidden: bool = False
     clear_since_s: float | None = None
     ring_lab: np.ndarray | None = None  # the table band around the card when last seen
+    clean_since_s: float | None = None  # seen with a clean outline, unmoved, since
 
 
 @dataclass
@@ -143,6 +147,11 @@ class Tracker:
         now = np.array(c.corners_px)
         if np.max(np.linalg.norm(now - prev, axis=1)) > s.still_px:
             t.still_since_s = time_s
+            t.clean_since_s = None
+        if c.score < s.clean_score:
+            t.clean_since_s = None
+        elif t.clean_since_s is None:
+            t.clean_since_s = time_s
         t.seen = c
         t.hidden = False
         t.clear_since_s = None
@@ -156,7 +165,8 @@ class Tracker:
                 t.face, t.name = c.face, c.name
                 events.append(VisionEvent("placed", frame, time_s, t.id, face=t.face, name=t.name))
             return
-        if still and self._moved(t, c):
+        clean = t.clean_since_s is not None and time_s - t.clean_since_s >= s.confirm_s
+        if still and clean and self._moved(t, c):
             t.anchor = now
             events.append(VisionEvent("moved", frame, time_s, t.id, face=t.face, name=t.name))
         if c.face != "unknown" and (c.face, c.name) != (t.face, t.name):
