@@ -31,7 +31,7 @@ class DetectorSettings:
     # because a tilted camera foreshortens cards and real decks differ (poker 1.40, SET 1.56).
     aspect_range_px: tuple[float, float] = (1.12, 1.95)
     # With a calibration: relative error allowed on each edge length in mm.
-    size_tolerance: float = 0.10
+    size_tolerance: float = 0.06
     min_side_px: float = 16.0
     min_support: float = 0.35  # every side: fraction of its samples on the fitted line
     mean_support: float = 0.6

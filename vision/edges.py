@@ -17,6 +17,7 @@ import numpy as np
 # rough quad's error.
 CORNER_SKIP = 0.12
 STEP = 0.5  # profile sample spacing, pixels
+RIM_PX = 3.0  # widest dark line along a card's edge taken for its shadow or cut edge
 # Error the residuals cannot see - where along a blurred edge with a thin shadow the card really
 # ends, JPEG, a slightly bent card: the floor of a corner's sigma. Measured on rendered frames
 # (bench.vision) the corner error is ~0.3-0.5 px where the fit's own spread says ~0.1 px.
@@ -59,11 +60,19 @@ def _bilinear(img: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def _edge_points(
-    img: np.ndarray, p0: np.ndarray, p1: np.ndarray, outward: np.ndarray, reach: float, n_samples: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Edge points along p0->p1 within +-reach px of the segment: (points, strength, found mask)."""
+    img: np.ndarray,
+    p0: np.ndarray,
+    p1: np.ndarray,
+    outward: np.ndarray,
+    reach: float,
+    n_samples: int,
+    polarity: np.ndarray | None = None,
+    shift: float = 0.0,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Edge points along p0->p1 within +-reach px of the segment moved `shift` px outward:
+    (points, strength, found mask, polarity used). `polarity` forces the colour change sought."""
     t = np.linspace(CORNER_SKIP, 1 - CORNER_SKIP, n_samples)
-    base = p0[None, :] + (p1 - p0)[None, :] * t[:, None]  # n x 2
+    base = p0[None, :] + (p1 - p0)[None, :] * t[:, None] + shift * outward  # n x 2
     offs = np.arange(-reach, reach + STEP / 2, STEP)  # m
     along = (p1 - p0) / (np.linalg.norm(p1 - p0) + 1e-9)
     # Average three parallel profiles 1 px apart: smooths along the edge, not across it.
@@ -79,7 +88,9 @@ def _edge_points(
     # ends look alike (a neighbouring card a few mm away), the strongest change decides.
     q = max(2, prof.shape[1] // 4)
     step = np.median(prof[:, -q:].mean(axis=1) - prof[:, :q].mean(axis=1), axis=0)
-    if np.linalg.norm(step) > 5.0:
+    if polarity is not None:
+        pol = np.asarray(polarity, dtype=np.float64).copy()
+    elif np.linalg.norm(step) > 5.0:
         pol = step
     else:
         mag = np.sqrt((deriv**2).sum(axis=2))
@@ -87,7 +98,7 @@ def _edge_points(
         pol = np.median(deriv[np.arange(len(j)), j], axis=0)
     norm = np.linalg.norm(pol)
     if norm < 1e-6:
-        return base, np.zeros(len(base)), np.zeros(len(base), bool)
+        return base, np.zeros(len(base)), np.zeros(len(base), bool), pol
     pol /= norm
     score = deriv @ pol  # n x m, signed: our edge is positive, a neighbour's opposite edge negative
     j = score.argmax(axis=1)
@@ -109,7 +120,30 @@ def _edge_points(
     cols = np.arange(score.shape[1])[None, :]
     rest[np.abs(cols - j[:, None]) <= band] = 0.0
     found = inner & (s1 > 0.35 * typical) & (s1 > 1.0) & (s1 > 1.4 * rest.max(axis=1))
-    return pts, s1, found
+    return pts, s1, found, pol
+
+
+def _rim_inner_flank(img, c, dd, out, p0, p1, pol, n, contrast):
+    """The inner flank of a dark line at most RIM_PX wide just inside the fitted edge, if the whole
+    side shows one: (points, strength, found, centre, direction, keep) or None."""
+    normal = np.array([-dd[1], dd[0]])
+    if normal @ out < 0:
+        normal = -normal
+    # The rough side's ends projected onto the fitted line, so the search runs along the fit.
+    a = c + ((p0 - c) @ dd) * dd
+    b = c + ((p1 - c) @ dd) * dd
+    pts, strength, found, _ = _edge_points(
+        img, a, b, normal, RIM_PX / 2, n, polarity=-pol, shift=-RIM_PX / 2 - 0.25
+    )
+    if found.sum() < 0.6 * n or np.median(strength[found]) < 0.3 * contrast:
+        return None
+    line = _robust_line(pts[found])
+    if line is None:
+        return None
+    c2, d2, keep = line
+    if keep.sum() < 0.5 * n or abs(d2 @ dd) < 0.999:
+        return None
+    return pts, strength, found, c2, d2, keep
 
 
 def _fit_line(pts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -180,13 +214,22 @@ def refine_quad(img: np.ndarray, quad: np.ndarray, reach: float, passes: int = 2
             if (p0 + p1) / 2 @ out - ctr @ out < 0:
                 out = -out
             n = int(np.clip(length / 4, 12, 48)) if it else int(np.clip(length / 8, 10, 24))
-            pts, strength, found = _edge_points(img, p0, p1, out, reach if it == 0 else 4.0, n)
+            pts, strength, found, pol = _edge_points(img, p0, p1, out, reach if it == 0 else 4.0, n)
             if found.sum() < max(4, 0.2 * n):
                 return None
             line = _robust_line(pts[found])
             if line is None:
                 return None
             c, dd, keep = line
+            if it == passes - 1 and pol.sum() > 0:
+                # The edge found gets brighter outward. If a thin dark line runs just inside it
+                # (the card's shadow or cut edge on a brighter table), the card ends at that
+                # line's inner flank, not at its outer one.
+                rim = _rim_inner_flank(
+                    img, c, dd, out, p0, p1, pol, n, float(np.median(strength[found][keep]))
+                )
+                if rim is not None:
+                    pts, strength, found, c, dd, keep = rim
             inl = pts[found][keep]
             r = (inl - c) @ np.array([-dd[1], dd[0]])
             t = (inl - c) @ dd
