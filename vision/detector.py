@@ -321,8 +321,10 @@ class CardDetector:
             for j in kept:
                 iou = inter[i, j] / (areas[i] + areas[j] - inter[i, j] + 1e-9)
                 if iou > 0.6:
-                    if cands[i].score > cands[j].score + 0.1 and abs(areas[i] / areas[j] - 1) < 0.15:
-                        kept.remove(j)  # the same card, fitted better
+                    if (cands[i].score > cands[j].score + 0.1 and abs(areas[i] / areas[j] - 1) < 0.15) or (
+                        cands[i].score > cands[j].score + 0.3
+                    ):
+                        kept.remove(j)  # the same card, fitted better (a sloppy fit spills over)
                         break
                     ok = False
                     break
