@@ -36,6 +36,7 @@ class DetectorSettings:
     min_support: float = 0.35  # every side: fraction of its samples on the fitted line
     mean_support: float = 0.6
     max_residual_px: float = 1.6  # RMS distance of edge points from their line (straightness)
+    min_score: float = 0.25  # support x straightness below which a fit is too sloppy to report
     # Without calibration cards in one photo have similar size: drop candidates far off the median.
     relative_area_range: tuple[float, float] = (0.45, 2.2)
 
@@ -259,9 +260,10 @@ class CardDetector:
         else:
             ok = s.aspect_range_px[0] <= long / short <= s.aspect_range_px[1]
             margins = [short * k for k in (0.04, 0.08, 0.13)] if ok else []
+        resid = max(sd.residual_px for sd in fit.sides)
+        score = float(np.clip(fit.support, 0, 1) * math.exp(-max(resid - 0.3, 0) / 1.5))
+        ok = ok and score >= s.min_score
         if ok:
-            resid = max(sd.residual_px for sd in fit.sides)
-            score = float(np.clip(fit.support, 0, 1) * math.exp(-max(resid - 0.3, 0) / 1.5))
             order = _order_index(c)
             out.append(
                 CardCandidate(
@@ -328,7 +330,10 @@ class CardDetector:
                         break
                     ok = False
                     break
-                if inter[i, j] > 0.85 * areas[i]:  # inside a kept card: its art, not a card
+                if inter[i, j] > 0.85 * areas[i]:  # inside a kept card: its art, not a card ...
+                    if areas[i] > 0.75 * areas[j] and cands[i].score > cands[j].score + 0.3:
+                        kept.remove(j)  # ... unless the kept one is a sloppy fit around it
+                        break
                     ok = False
                     break
             if ok:

@@ -68,6 +68,7 @@ def _edge_points(
     n_samples: int,
     polarity: np.ndarray | None = None,
     shift: float = 0.0,
+    thin_line_ok: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Edge points along p0->p1 within +-reach px of the segment moved `shift` px outward:
     (points, strength, found mask, polarity used). `polarity` forces the colour change sought."""
@@ -119,6 +120,11 @@ def _edge_points(
     band = int(round(1.5 / STEP))
     cols = np.arange(score.shape[1])[None, :]
     rest[np.abs(cols - j[:, None]) <= band] = 0.0
+    if thin_line_ok:
+        # The other flank of a thin line next to the edge (the gap to a touching card) is the
+        # line's, not a rival edge.
+        near = np.abs(cols - j[:, None]) <= int(round((RIM_PX + 1.0) / STEP))
+        rest[near & (score < 0)] = 0.0
     found = inner & (s1 > 0.35 * typical) & (s1 > 1.0) & (s1 > 1.4 * rest.max(axis=1))
     return pts, s1, found, pol
 
@@ -215,6 +221,11 @@ def refine_quad(img: np.ndarray, quad: np.ndarray, reach: float, passes: int = 2
                 out = -out
             n = int(np.clip(length / 4, 12, 48)) if it else int(np.clip(length / 8, 10, 24))
             pts, strength, found, pol = _edge_points(img, p0, p1, out, reach if it == 0 else 4.0, n)
+            if found.sum() < max(4, 0.2 * n):
+                # No clear edge: maybe the side runs along a narrow gap to a touching card.
+                pts, strength, found, pol = _edge_points(
+                    img, p0, p1, out, reach if it == 0 else 4.0, n, thin_line_ok=True
+                )
             if found.sum() < max(4, 0.2 * n):
                 return None
             line = _robust_line(pts[found])
