@@ -10,7 +10,7 @@ import pytest
 
 from tabletop.cli import main as cli_main
 from vision.pipeline import FrameReader
-from vision.synthetic import PRESETS, Camera, CameraPose, Card, Hand, Renderer, Scene
+from vision.synthetic import PRESETS, Camera, CameraPose, Card, Hand, Pawn, Renderer, Scene
 from vision.table import TableMap
 from vision.tracker import Tracker, TrackerSettings
 
@@ -24,9 +24,9 @@ def _reader() -> FrameReader:
     return FrameReader(table=TableMap.from_homography(CAM.image_to_table))
 
 
-def _render(cards, preset="wood", hands=(), seed=0):
+def _render(cards, preset="wood", hands=(), seed=0, pawns=()):
     r = Renderer(CAM, PRESETS[preset])
-    return r.render(Scene(cards=tuple(cards), hands=tuple(hands)), seed)
+    return r.render(Scene(cards=tuple(cards), hands=tuple(hands), pawns=tuple(pawns)), seed)
 
 
 def _match(reading, truth_cards, tol_px=4.0):
@@ -67,8 +67,9 @@ def test_every_card_found_with_subpixel_corners(preset):
         assert len(c.corners_mm) == 4 and all(0 < s < 2.0 for s in c.sigma_mm)
 
 
-def test_faces_and_names_of_rendered_cards():
-    f = _render(SPREAD, "green_felt")
+def test_faces_names_and_pawns_of_rendered_cards():
+    pawns = [Pawn("p1", "red", (480, 330), 1, "standee"), Pawn("p2", "yellow", (720, 470), 4, "disc")]
+    f = _render(SPREAD, "wood", pawns=pawns)
     reading = _reader().read(f.image)
     by_truth = {}
     for tc in f.truth["cards"]:
@@ -81,6 +82,9 @@ def test_faces_and_names_of_rendered_cards():
             assert c.name == tc["name"]  # card 4 lies upside down: a half turn must not matter
         else:
             assert c.name is None  # a face-down card's identity stays hidden
+    index = {tc["id"]: reading.cards.index(c) for tc, c in by_truth.values()}
+    seen = {p.color: p.card for p in reading.pawns}
+    assert seen == {"red": index[1], "yellow": index[4]}  # wood grain and card art are not pawns
 
 
 def test_cards_two_mm_apart_are_two_cards():

@@ -25,6 +25,7 @@ DEFAULT_COLORS: dict[str, tuple[int, int, int]] = {
 MIN_SATURATION = 150
 MIN_VALUE = 90
 MAX_HUE_DIST = 12  # OpenCV hue units (0..180)
+MIN_CONTRAST = 30.0  # Lab distance between a pawn and its surroundings
 
 
 @dataclass
@@ -85,21 +86,42 @@ def find_pawns(
         card_area = float(np.median([abs(cv2.contourArea(c.astype(np.float32))) for c in cards_px]))
     else:
         card_area = image.shape[0] * image.shape[1] / 150.0
+    on_cards = np.zeros(hue.shape, np.uint8)
+    for c in cards_px:
+        cv2.fillPoly(on_cards, [np.round(c).astype(np.int32)], 255)
+    off = on_cards == 0
+    n_off = max(int(off.sum()), 1)
+    lab = cv2.cvtColor(image, cv2.COLOR_BGR2Lab).astype(np.float32)
     out: list[PawnSighting] = []
     for name, h0 in colors.hues().items():
         dh = np.abs(hue - h0)
         dh = np.minimum(dh, 180 - dh)
         m = (chroma & (dh <= MAX_HUE_DIST)).astype(np.uint8) * 255
+        # A colour the table itself is made of (red-brown wood) is looked for on the cards only.
+        if np.count_nonzero(m[off]) > 0.03 * n_off:
+            m[off] = 0
         m = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
-        n, lab, stats, _ = cv2.connectedComponentsWithStats(m)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(m)
         for k in range(1, n):
             x, y, w, h, area = stats[k]
             if not (0.02 * card_area <= area <= 0.5 * card_area):
                 continue
             if max(w, h) > 4 * min(w, h) or area < 0.3 * w * h:
                 continue  # a thin strip (a card's printed frame), not a standing figure
-            ys, xs = np.nonzero(lab[y : y + h, x : x + w] == k)
+            own = labels[y : y + h, x : x + w] == k
+            # A pawn stands out from what surrounds it; a patch of grain or print does not much.
+            y0, y1 = max(y - h // 2, 0), min(y + h + h // 2, labels.shape[0])
+            x0, x1 = max(x - w // 2, 0), min(x + w + w // 2, labels.shape[1])
+            ring = np.ones((y1 - y0, x1 - x0), bool)
+            ring[y - y0 : y - y0 + h, x - x0 : x - x0 + w] &= ~own
+            ring &= m[y0:y1, x0:x1] == 0
+            if ring.any():
+                inside_lab = lab[y : y + h, x : x + w][own].mean(axis=0)
+                ring_lab = lab[y0:y1, x0:x1][ring].mean(axis=0)
+                if float(np.linalg.norm(inside_lab - ring_lab)) < MIN_CONTRAST:
+                    continue
+            ys, xs = np.nonzero(own)
             # Where it stands: the bottom of the figure as the camera sees it.
             bottom = ys >= ys.max() - max(2, 0.15 * h)
             foot = (float(xs[bottom].mean() + x), float(ys.max() + y - 0.1 * h))
@@ -109,7 +131,19 @@ def find_pawns(
                     on = i
                     break
             out.append(PawnSighting(name, foot, float(area), on))
-    return out
+    # One pawn seen as two colours (the shaded side of a yellow disc reads orange): the bigger wins.
+    out.sort(key=lambda p: -p.area_px)
+    kept: list[PawnSighting] = []
+    for p in out:
+        if all(
+            np.hypot(p.center_px[0] - k.center_px[0], p.center_px[1] - k.center_px[1])
+            > 0.8 * np.sqrt(k.area_px)
+            for k in kept
+        ):
+            kept.append(p)
+    # Per colour, the biggest sighting first: the likeliest pawn.
+    kept.sort(key=lambda p: (p.color, -p.area_px))
+    return kept
 
 
 def art_explained_mask(
