@@ -395,7 +395,8 @@ class CardDetector:
                             image, box * scale + (scale - 1) / 2, reach=3.0 * scale + 3.0, grow=False
                         )
                     )
-                elif 1.2 * typical < ra < 5 * typical:
+                elif 1.2 * typical < ra < 5 * typical and ra > 0.8 * cv2.contourArea(hull):
+                    # Solid like a few cards side by side (grain and shadows are not): read its sides.
                     out.extend(c for c in self._from_sides(image, r, scale, cards + out) if c.score >= 0.5)
         return out
 
@@ -451,6 +452,8 @@ class CardDetector:
                     if any(np.max(np.abs(qf - o)) < 0.15 * es * scale for o in tried):
                         continue
                     tried.append(qf)
+                    if len(tried) > 16:
+                        return out
                     out.extend(self._refine(image, qf, reach=0.1 * es * scale + 3.0, grow=False))
         return out
 
