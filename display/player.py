@@ -70,6 +70,16 @@ def _masterplan(img: np.ndarray, view: dict[str, Any]) -> None:
     if me.get("eliminated"):
         line = "you are out of the game"
     y = _header(img, "MASTER PLAN", seat, line)
+    waiting = view.get("waiting") or {}
+    if waiting.get("player") == seat:
+        what = str(waiting.get("for", "")).replace("_", " ")
+        options = ", ".join(map(str, waiting.get("options") or []))
+        card = f" ({waiting['card_name']})" if waiting.get("card_name") else ""
+        text = f"you must {what}{card}" + (f": {options}" if options else "")
+        put_text(
+            img, text, (14, y - 6), 0.5, style.VERDICT_BGR["too_close_to_call"], max_width=img.shape[1] - 28
+        )
+        y += 20
     hand = view.get("hand")
     put_text(img, f"your hand ({me.get('hand_size', 0)} cards)", (14, y), 0.5, style.DIM)
     if hand is None:

@@ -50,13 +50,14 @@ def render_projector(
         )
     width, height = (int(v) for v in size)
     img = np.zeros((height, width, 3), np.uint8)
+    mapping = _Mapping(calibration, (width, height))
     here = current_space(state)
     moves = state.get("moves") or []
     if here is None or not moves:
         return img
 
     def to_px(points_mm: np.ndarray) -> np.ndarray:
-        px = calibration.table_mm_to_projector_px(np.asarray(points_mm, dtype=float).reshape(-1, 2))
+        px = mapping.to_px(points_mm)
         return np.round(px * (1 << SHIFT)).astype(np.int32)
 
     def fill(polygon_mm: np.ndarray, colour: tuple[int, int, int]) -> None:
@@ -83,25 +84,41 @@ def render_projector(
 
     cards = [as_points(s["corners"]) for s in by_space.values()]
     for a, b, move, colour in labels:
-        _label(img, calibration, a, b, move, colour, cards)
+        _label(img, mapping, a, b, move, colour, cards)
     for card in cards:
-        _darken(img, calibration, card)
+        _darken(img, mapping, card)
     return img
 
 
-def _darken(img: np.ndarray, calibration: Any, card: np.ndarray) -> None:
+class _Mapping:
+    """Table mm <-> pixels of the picture drawn, which may be scaled from the calibrated size."""
+
+    def __init__(self, calibration: Any, size: tuple[int, int]) -> None:
+        self.calibration = calibration
+        calibrated = calibration.projector_size or size
+        self.scale = np.array([size[0] / calibrated[0], size[1] / calibrated[1]])
+
+    def to_px(self, points_mm: object) -> np.ndarray:
+        pts = np.asarray(points_mm, dtype=float).reshape(-1, 2)
+        return self.calibration.table_mm_to_projector_px(pts) * self.scale
+
+    def to_mm(self, points_px: np.ndarray) -> np.ndarray:
+        return self.calibration.projector_px_to_table_mm(np.asarray(points_px, dtype=float) / self.scale)
+
+
+def _darken(img: np.ndarray, mapping: _Mapping, card: np.ndarray) -> None:
     """Black out every projector pixel whose centre lands on the card or within CLEARANCE_MM of
     it, judged pixel by pixel through the calibration (a filled polygon's edge rule is off by up
     to a pixel). Done last, so nothing drawn before can light a card."""
     h, w = img.shape[:2]
-    box = calibration.table_mm_to_projector_px(rounded_offset(card, CLEARANCE_MM + 1.0, 4))
+    box = mapping.to_px(rounded_offset(card, CLEARANCE_MM + 1.0, 4))
     x0, y0 = np.maximum(np.floor(box.min(axis=0)).astype(int) - 1, 0)
     x1, y1 = np.minimum(np.ceil(box.max(axis=0)).astype(int) + 2, [w, h])
     if x1 <= x0 or y1 <= y0:
         return
     ys, xs = np.mgrid[y0:y1, x0:x1]
     centres = np.column_stack([xs.ravel(), ys.ravel()]).astype(float)
-    near = distance_to_polygon(card, calibration.projector_px_to_table_mm(centres)) <= CLEARANCE_MM
+    near = distance_to_polygon(card, mapping.to_mm(centres)) <= CLEARANCE_MM
     img[y0:y1, x0:x1][near.reshape(xs.shape)] = 0
 
 
@@ -113,7 +130,7 @@ def _band(a: np.ndarray, b: np.ndarray, width_mm: float) -> np.ndarray:
 
 def _label(
     img: np.ndarray,
-    calibration: Any,
+    mapping: _Mapping,
     a: np.ndarray,
     b: np.ndarray,
     move: dict[str, Any],
@@ -129,13 +146,13 @@ def _label(
     text = f"{float(move.get('gap_mm', 0.0)):.0f} mm"
     for side in (1.0, -1.0):
         spot = mid + side * LABEL_OFFSET_MM * n
-        px = calibration.table_mm_to_projector_px(spot.reshape(1, 2))[0]
+        px = mapping.to_px(spot)[0]
         (tw, th), _ = cv2.getTextSize(text, style.FONT, 0.5, 1)
         box_px = np.array(
             [[px[0] - tw / 2, px[1] - th / 2], [px[0] + tw / 2, px[1] - th / 2],
              [px[0] + tw / 2, px[1] + th / 2], [px[0] - tw / 2, px[1] + th / 2]]
         )  # fmt: skip
-        box_mm = calibration.projector_px_to_table_mm(box_px)
+        box_mm = mapping.to_mm(box_px)
         if not any(_touches(box_mm, card) for card in cards):
             org = (int(round(px[0] - tw / 2)), int(round(px[1] + th / 2)))
             cv2.putText(img, text, org, style.FONT, 0.5, colour, 1, cv2.LINE_AA)
