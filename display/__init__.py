@@ -1,1 +1,21 @@
-"""display layer (see DESIGN.md)."""
+"""Displays (DESIGN.md): pictures of the game drawn from the referee's messages, and the clients
+that follow a running referee and show them.
+
+Pure pictures (BGR numpy images; the same input always gives the same picture):
+    render_overview(game, state, events=None, size=(1280, 720))   the whole table / The Plan
+    render_projector(state, calibration, size=None)                the legal moves on the table
+    render_player_view(game, view, size=(1280, 720))               one seat's private view
+`state` is the referee's public state (`StateMirror.state`), `events` its public events,
+`view` a seat's answer to "view"/"join", `calibration` a `calibration.Calibration`.
+
+Clients (`display.live`): OverviewFeed / ProjectorFeed / PlayerFeed + a sink (`display.sinks`:
+Window, FrameFolder, VideoFile) in a DisplayLoop; `tabletop display` wires them up.
+Uses only the referee's message schema (`referee.client`) and a calibration - never the rules
+engines, geometry or vision.
+"""
+
+from display.overview import render_overview
+from display.player import render_player_view
+from display.projector import NoProjectorCalibration, render_projector
+
+__all__ = ["NoProjectorCalibration", "render_overview", "render_player_view", "render_projector"]

@@ -92,14 +92,14 @@ def free_port_pair() -> int:
 
 
 @contextmanager
-def running_referee(game: str, config: dict, tmp_path, seed: int = 1, port: int | None = None):
+def running_referee(game: str, config: dict, tmp_path, seed: int = 1, port: int | None = None, keydir=None):
     store = EventStore(tmp_path / f"{game}.sqlite")
     session = GameSession.start(game, config, seed, store)
     if port is None:
         router, pub = "tcp://127.0.0.1:*", "tcp://127.0.0.1:*"
     else:
         router, pub = f"tcp://127.0.0.1:{port}", f"tcp://127.0.0.1:{port + 1}"
-    service = RefereeService(session, router, pub, heartbeat_s=0.2)
+    service = RefereeService(session, router, pub, keydir=keydir, heartbeat_s=0.2)
     thread = threading.Thread(target=service.serve, daemon=True)
     thread.start()
     try:

@@ -19,6 +19,7 @@ from display import style
 from display.live import DisplayLoop, OverviewFeed, PlayerFeed
 from display.sinks import FrameFolder, VideoFile
 from referee.client import Connection, StateMirror
+from referee.keys import create_keys
 from tests.display_helpers import PLACEMENTS, free_port_pair, masterplan_config, running_referee
 
 
@@ -176,6 +177,33 @@ def test_cli_errors_are_one_clear_line(tmp_path):
         lines = [line for line in out.stderr.splitlines() if line.strip()]
         assert out.returncode == 2, (args, out.stderr)
         assert len(lines) == 1 and words in lines[0], (args, out.stderr)
+
+
+def test_cli_player_view_on_a_secure_referee_needs_the_seats_own_key(tmp_path):
+    keydir = create_keys(tmp_path / "keys", ["ann", "bob", "cat"])
+    port = free_port_pair()
+    env = {k: v for k, v in os.environ.items() if k != "DISPLAY"}
+    secret = keydir / "secret"
+    common = ["player", "--connect", f"tcp://127.0.0.1:{port}", "--server-key", str(keydir / "server.key")]
+    with running_referee("masterplan", masterplan_config(), tmp_path, port=port, keydir=keydir):
+        wrong = subprocess.run(
+            [sys.executable, "-m", "tabletop", "display", *common, "--player", "ann", "--key", str(secret / "bob.key_secret")],
+            capture_output=True, text=True, timeout=60, env=env,
+        )  # fmt: skip
+        assert wrong.returncode == 2 and wrong.stderr.startswith("tabletop: error: cannot show ann's view"), (
+            wrong.stderr
+        )
+        assert not (tmp_path / "ann").exists()
+        proc = start_display(
+            [*common, "--player", "ann", "--key", str(secret / "ann.key_secret"), "--out", str(tmp_path / "ann")],
+            env, tmp_path,
+        )  # fmt: skip
+        deadline = time.monotonic() + 20
+        while not frames(tmp_path / "ann") and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.1)
+        out, err = stop(proc)
+    assert proc.returncode == 0, err
+    assert len(frames(tmp_path / "ann")) == 1
 
 
 def free_display_number() -> int:
