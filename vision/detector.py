@@ -279,7 +279,7 @@ class CardDetector:
             for m in margins:
                 bigger = _offset_quad(c, m)
                 if bigger is not None:
-                    out.extend(self._refine(image, bigger, reach=max(0.35 * m, 2.5), grow=False))
+                    out.extend(self._refine(image, bigger, reach=0.5 * m + 2.0, grow=False))
         return out
 
     def _select(self, cands: list[CardCandidate]) -> list[CardCandidate]:
