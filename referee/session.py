@@ -30,6 +30,8 @@ class GameSession:
         self.game = game
         self.store = store
         self.seq = store.last_seq()
+        # Shown with the public state but not part of the game (the camera's status and notices).
+        self.annotations: dict[str, Any] = {}
 
     @classmethod
     def start(cls, game_name: str, config: dict[str, Any], seed: int, store: EventStore) -> GameSession:
@@ -50,7 +52,8 @@ class GameSession:
 
     # ---- views --------------------------------------------------------------------------------
     def public_state(self) -> dict[str, Any]:
-        return self.adapter.public_view(self.game)
+        view = self.adapter.public_view(self.game)
+        return {**view, **self.annotations} if self.annotations else view
 
     def seats(self) -> list[str]:
         return self.adapter.seats(self.game)

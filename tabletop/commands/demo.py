@@ -1,31 +1,359 @@
-"""`tabletop demo`: the whole pipeline on the bundled sample game."""
+"""`tabletop demo`: the whole pipeline on the bundled sample game (or a live table).
+
+calibrate from the sample's ChArUco photos -> vision on every frame -> the camera feed turns
+what it sees into Master Plan commands for a real referee session (SQLite event file) -> the
+players' spoken commands (skip a step, draw) at the frames the script gives -> the overview
+drawn for every frame (window if there is a display, MP4 always) and the projector view ->
+a summary of the game.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
 
-PLAN = """\
-tabletop demo - not built yet.
+import cv2
+import numpy as np
 
-When it is built, this command will, with no camera and no arguments:
-  1. read the bundled recorded Master Plan game in sample_images/,
-  2. find every card and pawn in each frame (vision) and map them to table millimetres,
-  3. referee every placement and jump (rules engine, reach in mm) and log the game,
-  4. draw the overview and the projector view, and print a summary of the game:
-     who placed what, every jump with its measured gap, falls, and the winner.
-Today the geometry layer is in place: try 'tabletop bench geometry'."""
+from tabletop.commands import CommandError
+
+DEFAULT_OUT = "tabletop-demo-output"
+OVERVIEW_SIZE = (1280, 720)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "demo",
         help="run the whole referee on the bundled sample game (no camera needed)",
-        description="Run vision -> referee -> display on the bundled sample_images/ game.",
+        description=(
+            "Run calibration -> vision -> referee -> display on the bundled sample_images/ game and print "
+            "a summary of the game; the overview video, projector view, event file and summary go to --out."
+        ),
     )
     p.add_argument("--camera", type=int, metavar="N", help="use webcam number N instead of the samples")
+    p.add_argument("--samples", metavar="DIR", help="the sample game folder (default: ./sample_images)")
+    p.add_argument(
+        "--out", default=DEFAULT_OUT, metavar="DIR", help="where the output goes (default: %(default)s)"
+    )
+    p.add_argument("--frames", type=int, metavar="N", help="only the first N frames (a shorter run)")
+    p.add_argument(
+        "--scale",
+        type=float,
+        default=1.0,
+        help="run vision on frames scaled by this factor (default: %(default)s; 1 = full size, slower)",
+    )
+    p.add_argument("--no-window", action="store_true", help="never open a window, even with a display")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    print(PLAN)
+    if args.frames is not None and args.frames < 1:
+        raise CommandError("--frames must be 1 or more")
+    if not 0.2 <= args.scale <= 1.0:
+        raise CommandError("--scale must be between 0.2 and 1")
+    if args.camera is not None:
+        return _live(args)
+    from referee.sample import SampleError, SampleGame, find_samples
+
+    try:
+        game = SampleGame.load(find_samples(args.samples))
+    except SampleError as exc:
+        raise CommandError(str(exc)) from None
+    out = Path(args.out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CommandError(f"cannot write to {out}: {exc}") from None
+    window = not args.no_window and _has_display()
+    result = run_sample(game, out, frames=args.frames, scale=args.scale, window=window, progress=sys.stderr)
+    print(result["summary_text"])
+    print()
+    print("output:")
+    for what, path in result["files"].items():
+        print(f"  {what:<12} {path}")
     return 0
+
+
+def _has_display() -> bool:
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")) or sys.platform in (
+        "win32",
+        "darwin",
+    )
+
+
+class Progress:
+    """A one-line progress bar on a text stream (stderr)."""
+
+    def __init__(self, stream: Any, total: int, label: str) -> None:
+        self.stream, self.total, self.label = stream, max(total, 1), label
+        self.t0 = time.monotonic()
+
+    def show(self, done: int, note: str = "") -> None:
+        if self.stream is None:
+            return
+        width = 30
+        filled = int(width * done / self.total)
+        rate = done / max(time.monotonic() - self.t0, 1e-6)
+        self.stream.write(
+            f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{self.total}"
+            f" {rate:4.1f} frames/s {note[:40]:<40}"
+        )
+        self.stream.flush()
+
+    def done(self) -> None:
+        if self.stream is not None:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def run_sample(
+    game: Any,
+    out: Path,
+    frames: int | None = None,
+    scale: float = 1.0,
+    window: bool = False,
+    progress: Any = None,
+    workers: int | None = None,
+) -> dict[str, Any]:
+    """Play the sample game through the whole pipeline; return the summary and output paths."""
+    from display.overview import render_overview
+    from display.projector import render_projector
+    from referee.camera import TableWatcher, read_in_parallel
+    from referee.camera_feed import CameraFeed, SessionTarget, SetupNotFound, table_setup
+    from referee.protocol import Request
+    from referee.sample import virtual_projector
+    from referee.session import GameSession
+    from referee.store import EventStore
+
+    t_start = time.monotonic()
+    paths = game.frames[:frames] if frames else game.frames
+    cal = game.calibrate()
+    virtual_projector(cal, tuple(game.script.get("table_mm", (1200.0, 900.0))))
+    cal_path = out / "calibration.json"
+    cal.save(cal_path)
+    watcher = TableWatcher(cal, pawn_colors=list(game.pawn_colors), scale=scale)
+    db_path = out / "game.sqlite"
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{db_path}{suffix}").unlink(missing_ok=True)
+    store = EventStore(db_path)
+    session: GameSession | None = None
+    feed: CameraFeed | None = None
+    said = sorted(game.player_commands(), key=lambda fc: fc[0])
+    spoken: list[dict[str, Any]] = []  # what the players said by hand, with the referee's answer
+    video_path = out / "overview.mp4"
+    writer = cv2.VideoWriter(
+        str(video_path), cv2.VideoWriter_fourcc(*"mp4v"), 1.0 / game.frame_interval_s, OVERVIEW_SIZE
+    )
+    png_dir = None
+    if not writer.isOpened():  # no MP4 encoder in this OpenCV build: a PNG sequence instead
+        png_dir = out / "overview"
+        png_dir.mkdir(exist_ok=True)
+    bar = Progress(progress, len(paths), "tabletop demo")
+    picture, drawn_at = None, (-2, -1)
+    n_ids = 0
+    events: list[dict[str, Any]] = []
+    retry: list[dict[str, Any]] = []  # refused while the game waited: pressed again later
+    for index, (reading, image) in enumerate(read_in_parallel(paths, watcher.vision, workers)):
+        obs = watcher.track(reading, image, index, index * game.frame_interval_s)
+        if session is None:
+            try:
+                setup = table_setup(obs, game.villains, game.pawn_colors)
+            except SetupNotFound:
+                setup = None
+            if setup is not None:
+                session = GameSession.start(
+                    "masterplan", game.config(setup.config_layout()), game.script.get("seed", 0), store
+                )
+                feed = CameraFeed(SessionTarget(session), setup)
+        if session is not None and feed is not None:
+            feed.observe(obs)
+            due = retry + [c for f, c in said if f <= index]
+            said = [(f, c) for f, c in said if f > index]
+            retry = []
+            for command in due:
+                if retry and retry[-1]["player"] == command["player"]:
+                    retry.append(command)  # keep a player's commands in order
+                    continue
+                for body in _as_pressed(command, session.public_state()):
+                    n_ids += 1
+                    request = Request(f"player-{n_ids}", body["type"], body["player"], body)
+                    reply = session.handle(request, body["player"]).reply
+                    if not reply.get("ok") and reply["error"]["code"] == "waiting":
+                        # the referee is still waiting for the table (a name, a position): the
+                        # player presses again once it is answered
+                        retry.append(command)
+                        break
+                    spoken.append({"frame": index, "command": body, "reply": reply})
+                feed.settle()
+        if session is not None and (session.seq, len(feed.notices) if feed else 0) != drawn_at:
+            drawn_at = (session.seq, len(feed.notices) if feed else 0)
+            events = [session.adapter.public_event(e) for _, e in store.events()]
+            state = session.public_state()
+            if feed is not None:
+                state = {**state, "camera": feed.status()}
+            picture = render_overview("masterplan", state, events[-12:], OVERVIEW_SIZE)
+        elif picture is None:
+            picture = _waiting_picture(index)
+        if png_dir is not None:
+            cv2.imwrite(str(png_dir / f"overview_{index:04d}.png"), picture)
+        else:
+            writer.write(picture)
+        if window:
+            cv2.imshow("tabletop demo - overview", picture)
+            cv2.waitKey(1)
+        bar.show(index + 1, f"turn of {session.game.current}" if session is not None else "waiting for setup")
+    bar.done()
+    writer.release()
+    if window:
+        cv2.destroyAllWindows()
+    files: dict[str, str] = {"overview": str(png_dir or video_path)}
+    if session is None:
+        raise CommandError("the camera never saw the starting cards and the Trophy: no game was played")
+    state = session.public_state()
+    cv2.imwrite(str(out / "overview_last.png"), picture)
+    files["last frame"] = str(out / "overview_last.png")
+    projector = render_projector(state, cal)
+    cv2.imwrite(str(out / "projector.png"), projector)
+    files["projector"] = str(out / "projector.png")
+    summary = summarise(store, feed, spoken)
+    summary["seconds"] = round(time.monotonic() - t_start, 1)
+    summary["frames"] = len(paths)
+    text = summary_text(summary)
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    (out / "summary.txt").write_text(text + "\n")
+    files["summary"] = str(out / "summary.txt")
+    files["events"] = str(db_path)
+    files["calibration"] = str(cal_path)
+    store.close()
+    return {"summary": summary, "summary_text": text, "files": files}
+
+
+def _as_pressed(command: dict[str, Any], state: dict[str, Any]) -> list[dict[str, Any]]:
+    """A player who presses 'draw' while still in the Add step ends the step first."""
+    if command["type"] == "draw" and state.get("step") == "add" and not state.get("waiting"):
+        return [{"type": "skip_step", "player": command["player"]}, command]
+    return [command]
+
+
+def _waiting_picture(index: int) -> np.ndarray:
+    img = np.full((OVERVIEW_SIZE[1], OVERVIEW_SIZE[0], 3), 32, np.uint8)
+    cv2.putText(
+        img,
+        f"frame {index}: waiting for the camera to see the starting cards and the Trophy",
+        (40, OVERVIEW_SIZE[1] // 2),
+        cv2.FONT_HERSHEY_SIMPLEX,
+        0.8,
+        (220, 220, 220),
+        2,
+        cv2.LINE_AA,
+    )
+    return img
+
+
+def summarise(store: Any, feed: Any, spoken: list[dict[str, Any]]) -> dict[str, Any]:
+    """What happened, from the event file (public parts only) and the camera feed's record."""
+    placements, flips, jumps, falls, destroyed = [], [], [], [], []
+    winner = None
+    gaps = {}
+    if feed is not None:
+        for s in feed.history:
+            if s.command["type"] == "move" and s.measured is not None:
+                gaps[(s.seat, s.command["to"], s.frame)] = s.measured
+    moves_by_player: dict[str, list[dict[str, Any]]] = {}
+    if feed is not None:
+        for s in feed.history:
+            if s.command["type"] == "move":
+                moves_by_player.setdefault(s.seat, []).append(
+                    {
+                        "to": s.command["to"],
+                        "frame": s.frame,
+                        "ok": s.ok,
+                        "measured": s.measured,
+                        "reply": s.reply,
+                    }
+                )
+    for _, whole in store.events():
+        e = {"type": whole["type"], **whole["public"]}
+        if e["type"] == "card_placed":
+            placements.append({"player": e["player"], "space": e["space"]})
+        elif e["type"] == "space_flipped":
+            flips.append({"space": e["space"], "name": e["name"], "by": e["by"]})
+        elif e["type"] == "pawn_moved":
+            jump = {"player": e["player"], "from": e["from"], "to": e["to"], "kind": e["kind"]}
+            tried = next(
+                (m for m in moves_by_player.get(e["player"], []) if m["to"] == e["to"] and m["measured"]),
+                None,
+            )
+            if tried is not None:
+                jump["gap_mm"] = tried["measured"]["gap_mm"]
+                jump["sigma_gap_mm"] = tried["measured"]["sigma_gap_mm"]
+                jump["verdict"] = tried["measured"]["verdict"]
+                moves_by_player[e["player"]].remove(tried)
+            jumps.append(jump)
+        elif e["type"] == "player_fell":
+            falls.append({"player": e["player"], "from": e["space"]})
+        elif e["type"] == "space_destroyed":
+            destroyed.append(e["space"])
+        elif e["type"] == "game_over":
+            winner = e["winner"]
+    refused_moves = [
+        {"player": p, **{k: m[k] for k in ("to", "frame", "measured")}, "error": m["reply"].get("error")}
+        for p, ms in moves_by_player.items()
+        for m in ms
+        if not m["ok"]
+    ]
+    return {
+        "placements": placements,
+        "flips": flips,
+        "jumps": jumps,
+        "refused_jumps": refused_moves,
+        "falls": falls,
+        "destroyed": destroyed,
+        "winner": winner,
+        "player_commands": spoken,
+        "camera_notices": [n.to_json() for n in feed.notices] if feed is not None else [],
+    }
+
+
+def summary_text(s: dict[str, Any]) -> str:
+    lines = [f"Master Plan sample game: {s.get('frames', '?')} frames in {s.get('seconds', '?')} s"]
+    by: dict[str, list[str]] = {}
+    for p in s["placements"]:
+        by.setdefault(p["player"], []).append(p["space"])
+    names = {f["space"]: f["name"] for f in s["flips"]}
+    lines.append("placed:")
+    for player, spaces in by.items():
+        lines.append(f"  {player}: " + ", ".join(f"{sp} ({names.get(sp, 'face down')})" for sp in spaces))
+    lines.append("jumps:")
+    for j in s["jumps"]:
+        gap = (
+            f"gap {j['gap_mm']:.1f} +/- {j['sigma_gap_mm']:.1f} mm, {j['verdict']}"
+            if "gap_mm" in j
+            else "moved by the rules"
+        )
+        lines.append(f"  {j['player']}: {j['from']} -> {j['to']} ({j['kind']}; {gap})")
+    for j in s["refused_jumps"]:
+        lines.append(f"  refused: {j['player']} -> {j['to']}: {(j['error'] or {}).get('message')}")
+    lines.append("falls: " + (", ".join(f"{f['player']} (from {f['from']})" for f in s["falls"]) or "none"))
+    if s["destroyed"]:
+        lines.append("destroyed: " + ", ".join(s["destroyed"]))
+    lines.append(f"winner: {s['winner'] or 'nobody yet'}")
+    refused = [c for c in s["player_commands"] if not c["reply"].get("ok")]
+    for c in refused:
+        lines.append(
+            f"  player command refused at frame {c['frame']}: {c['command']} - {c['reply']['error']['message']}"
+        )
+    if s["camera_notices"]:
+        lines.append(f"camera notices ({len(s['camera_notices'])}, last 5):")
+        for n in s["camera_notices"][-5:]:
+            lines.append(f"  frame {n['frame']}: {n['message']}")
+    return "\n".join(lines)
+
+
+def _live(args: argparse.Namespace) -> int:
+    raise CommandError("placeholder")
