@@ -61,14 +61,16 @@ def distance_to_polygon(corners: object, points_mm: np.ndarray) -> np.ndarray:
     """Distance (mm) from each point (N x 2) to a convex polygon: 0 inside, else to its nearest edge."""
     poly = as_points(corners)
     pts = np.asarray(points_mm, dtype=float).reshape(-1, 2)
-    nearest = np.full(len(pts), np.inf)
-    sides = []
-    for i in range(len(poly)):
-        a, b = poly[i], poly[(i + 1) % len(poly)]
-        ab = b - a
-        t = np.clip(((pts - a) @ ab) / max(float(ab @ ab), 1e-12), 0.0, 1.0)
-        nearest = np.minimum(nearest, np.hypot(*(pts - (a + t[:, None] * ab)).T))
-        sides.append(ab[0] * (pts[:, 1] - a[1]) - ab[1] * (pts[:, 0] - a[0]))
-    s = np.array(sides)
-    inside = (s >= 0).all(axis=0) | (s <= 0).all(axis=0)
-    return np.where(inside, 0.0, nearest)
+    edges = [(poly[i], poly[(i + 1) % len(poly)] - poly[i]) for i in range(len(poly))]
+    sides = np.array([ab[0] * (pts[:, 1] - a[1]) - ab[1] * (pts[:, 0] - a[0]) for a, ab in edges])
+    out = ~((sides >= 0).all(axis=0) | (sides <= 0).all(axis=0))
+    dist = np.zeros(len(pts))
+    rest = pts[out]  # only points outside need a distance (most of a card's box is inside it)
+    nearest = np.full(len(rest), np.inf)
+    for a, ab in edges:
+        rel = rest - a
+        t = np.clip((rel[:, 0] * ab[0] + rel[:, 1] * ab[1]) / max(float(ab @ ab), 1e-12), 0.0, 1.0)
+        dx, dy = rel[:, 0] - t * ab[0], rel[:, 1] - t * ab[1]
+        nearest = np.minimum(nearest, dx * dx + dy * dy)
+    dist[out] = np.sqrt(nearest)
+    return dist

@@ -13,7 +13,7 @@ from display.overview import render_overview, table_fit
 from display.player import render_player_view
 from display.projector import CLEARANCE_MM, RING_MM, NoProjectorCalibration, render_projector
 from referee.games import GAMES
-from tests.display_helpers import masterplan_config, masterplan_state, place_round, theplan_state
+from tests.display_helpers import PLACEMENTS, masterplan_config, masterplan_state, place_round, theplan_state
 
 GREEN = np.array(style.VERDICT_BGR["legal"])
 AMBER = np.array(style.VERDICT_BGR["too_close_to_call"])
@@ -243,3 +243,21 @@ def test_player_view_draws_the_hand_from_the_seats_own_view():
     assert render_player_view("theplan", view).shape == (720, 1280, 3)
     with pytest.raises(ValueError, match="join a seat"):
         render_player_view("theplan", None)  # type: ignore[arg-type]
+
+
+def test_drawing_shapes_agree_with_shapely():
+    """The display's own outline helpers (it may not import geometry) against shapely."""
+    from shapely.geometry import Point, Polygon
+
+    from display.shapes import distance_to_polygon, nearest_points, rounded_offset
+
+    rng = np.random.default_rng(3)
+    a = np.array(PLACEMENTS["bob"][0])  # a card turned 30 degrees
+    b = np.array(PLACEMENTS["ann"][0])
+    pts = rng.uniform(200, 420, (400, 2))
+    truth = np.array([Polygon(a).distance(Point(p)) for p in pts])
+    assert np.abs(distance_to_polygon(a, pts) - truth).max() < 1e-9
+    zone = Polygon(rounded_offset(a, 63.0))
+    assert abs(zone.area - Polygon(a).buffer(63.0, 64).area) / zone.area < 1e-3
+    p, q = nearest_points(a, b)
+    assert abs(np.hypot(*(p - q)) - Polygon(a).distance(Polygon(b))) < 1e-9
