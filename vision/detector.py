@@ -276,10 +276,15 @@ class CardDetector:
                 )
             )
         if grow:
+            # With a calibration the border's width is known from the size deficit: look close.
+            # Without, the guessed margins are rough: look wider.
+            def grow_reach(m: float) -> float:
+                return max(0.35 * m, 2.5) if self.table is not None else 0.5 * m + 2.0
+
             for m in margins:
                 bigger = _offset_quad(c, m)
                 if bigger is not None:
-                    out.extend(self._refine(image, bigger, reach=0.5 * m + 2.0, grow=False))
+                    out.extend(self._refine(image, bigger, reach=grow_reach(m), grow=False))
         return out
 
     def _select(self, cands: list[CardCandidate]) -> list[CardCandidate]:
