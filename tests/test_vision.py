@@ -174,6 +174,41 @@ def test_detect_json_contract(tmp_path, capsys):
         assert "corners_mm" not in c  # only with --calibration
 
 
+def _with_exif_orientation(jpeg: bytes, orientation: int) -> bytes:
+    """The JPEG with an EXIF APP1 segment whose Orientation tag is `orientation` (as phones write)."""
+    import struct
+
+    ifd = (
+        struct.pack("<2sHI", b"II", 42, 8)
+        + struct.pack("<H", 1)
+        + struct.pack("<HHIHH", 0x0112, 3, 1, orientation, 0)
+    )
+    ifd += struct.pack("<I", 0)
+    payload = b"Exif\x00\x00" + ifd
+    app1 = b"\xff\xe1" + struct.pack(">H", len(payload) + 2) + payload
+    return jpeg[:2] + app1 + jpeg[2:]
+
+
+def test_exif_rotated_photo_is_read_upright(tmp_path, capsys):
+    import json
+
+    img = np.full((600, 900, 3), (40, 60, 90), np.uint8)
+    card = cv2.boxPoints(((300.0, 280.0), (126.0, 176.0), 20.0))
+    cv2.fillPoly(img, [np.round(card * 16).astype(np.int32)], (235, 240, 240), cv2.LINE_AA, shift=4)
+    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    path = tmp_path / "phone.jpg"
+    path.write_bytes(_with_exif_orientation(buf.tobytes(), 6))  # 6: the viewer turns it 90 deg clockwise
+    assert cli_main(["detect", str(path), "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert (obj["width"], obj["height"]) == (600, 900)  # upright, as cv2.imread loads it
+    (found,) = obj["cards"]
+    # Where the card is in the upright picture: (u, v) -> (H - 1 - v, u) for a quarter turn clockwise.
+    expect = np.array([[599 - v, u] for u, v in card])
+    got = np.array(found["corners_px"])
+    err = max(min(np.linalg.norm(expect - p, axis=1)) for p in got)
+    assert err < 1.0
+
+
 @pytest.mark.skipif(not REAL.is_dir(), reason="real photos not present (../shared/real_photos)")
 def test_real_photo_cards_found_and_envelopes_rejected():
     img = cv2.imread(str(REAL / "vimalloc_set-solver" / "filter_cards1.jpg"))
