@@ -219,7 +219,11 @@ class CameraThread:
                     service.publish_state()
                     continue
                 before = len(feed.notices)
-                feed.observe(payload)
+                for sent in feed.observe(payload):
+                    outcome = "ok" if sent.ok else sent.reply.get("error", {}).get("message")
+                    log.info(
+                        "camera (frame %d) for %s: %s -> %s", sent.frame, sent.seat, sent.command, outcome
+                    )
                 status.update(feed.status(), frame=payload.frame, state="watching")
                 for notice in list(feed.notices)[before:]:
                     log.info("camera (frame %d): %s", notice.frame, notice.message)

@@ -215,7 +215,6 @@ class Submitted:
     reply: dict[str, Any]
     measured: dict[str, Any] | None = None  # a move: the jump's gap, sigma and verdict as judged
 
-
     @property
     def ok(self) -> bool:
         return bool(self.reply.get("ok"))

@@ -48,6 +48,17 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="run vision on frames scaled by this factor (default: %(default)s; 1 = full size, slower)",
     )
     p.add_argument("--no-window", action="store_true", help="never open a window, even with a display")
+    p.add_argument(
+        "--players",
+        default="Monster Nash:Monster Nash,Ms. Fyre:Ms. Fyre,Z-Mask:Z-Mask",
+        help="with --camera: the seats as NAME:VILLAIN (default: %(default)s)",
+    )
+    p.add_argument(
+        "--calibration",
+        default="calibration.json",
+        help="with --camera: the table's calibration file (default: %(default)s)",
+    )
+    p.add_argument("--pawns", metavar="COLOR=SEAT,...", help="with --camera: each seat's pawn colour")
     p.set_defaults(run=run)
 
 
@@ -356,4 +367,31 @@ def summary_text(s: dict[str, Any]) -> str:
 
 
 def _live(args: argparse.Namespace) -> int:
-    raise CommandError("placeholder")
+    """A live table: the referee with the camera feed (as 'tabletop referee --camera N'), for
+    the players of --players; displays and players connect to it."""
+    from tabletop.commands import referee
+
+    print(
+        f"live demo: the referee watches camera {args.camera}; connect the overview with "
+        "'tabletop display overview --connect tcp://127.0.0.1:5555' and players with "
+        "'tabletop client --connect tcp://127.0.0.1:5555 --player SEAT'"
+    )
+    live = argparse.Namespace(
+        game="masterplan",
+        players=args.players,
+        virtual=False,
+        camera=args.camera,
+        video=None,
+        images=None,
+        calibration=args.calibration,
+        pawns=args.pawns,
+        db=str(Path(args.out) / "live-game.sqlite"),
+        resume=False,
+        seed=None,
+        option=[],
+        bind="127.0.0.1",
+        port=5555,
+        secure=None,
+    )
+    Path(args.out).mkdir(parents=True, exist_ok=True)
+    return referee.run(live)

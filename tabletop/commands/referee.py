@@ -40,7 +40,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     src.add_argument("--video", metavar="FILE", help="watch a recorded video of the table")
     src.add_argument("--images", metavar="DIR", help="watch a folder of photos of the table")
     p.add_argument(
-        "--calibration", metavar="FILE", help="calibration file (tabletop calibrate) for the camera feed"
+        "--calibration",
+        default="calibration.json",
+        metavar="FILE",
+        help="calibration file (tabletop calibrate) for the camera feed (default: %(default)s)",
+    )
+    p.add_argument(
+        "--pawns",
+        metavar="COLOR=SEAT,...",
+        help="pawn colour of each seat for the camera (e.g. 'red=Ann,blue=Bob,green=Cy'); default: learned "
+        "from the pawn standing on each starting card at setup",
     )
     p.add_argument(
         "--db", default="tabletop-game.sqlite", help="event file of this game (default: %(default)s)"
@@ -72,15 +81,34 @@ def _options(pairs: list[str]) -> dict[str, str]:
     return out
 
 
+def _pawns(text: str | None, seats: list[str] | None) -> dict[str, str] | None:
+    if not text:
+        return None
+    out = {}
+    for pair in text.split(","):
+        color, sep, seat = (x.strip() for x in pair.partition("="))
+        if not sep or not color or not seat:
+            raise CommandError(f"--pawns {pair!r} must look like COLOR=SEAT")
+        if seats is not None and seat not in seats:
+            raise CommandError(f"--pawns: {seat!r} is not a seat; seats: {', '.join(seats)}")
+        out[color] = seat
+    return out
+
+
 def run(args: argparse.Namespace) -> int:
-    if args.camera is not None or args.video or args.images:
-        raise CommandError(
-            "the camera feed into the referee is not built yet; run with --virtual and report the table by command"
-        )
+    camera = args.camera is not None or args.video or args.images
+    if camera and args.game != "masterplan":
+        raise CommandError("the camera referees Master Plan; The Plan is reported by its players' commands")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    watch = None
     try:
         store = EventStore(args.db)
-        if args.resume:
+        if camera:
+            from tabletop.commands.referee_camera import start_watching
+
+            watch = start_watching(args, store, _options(args.option), _pawns)
+            session = watch.session
+        elif args.resume:
             session = GameSession.resume(store)
         else:
             if not args.players:
@@ -100,6 +128,8 @@ def run(args: argparse.Namespace) -> int:
         )
     except (StoreError, SetupError, KeyFileError) as exc:
         raise CommandError(str(exc)) from None
+    if watch is not None:
+        watch.attach(service)
     record = store.record()
     print(f"{args.game} referee: seed {record.seed if record else '?'}, events in {Path(args.db).resolve()}")
     print(f"  commands (ROUTER): {service.router_endpoint}")
@@ -120,6 +150,8 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     finally:
+        if watch is not None:
+            watch.stop()
         service.close()
         store.close()
     print("referee stopped; continue later with --resume")

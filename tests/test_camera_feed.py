@@ -1,0 +1,185 @@
+"""The camera feed on rendered frames: real vision (detector, recogniser, pawns, tracker) on
+vision.synthetic pictures, a real referee session with a real SQLite event file.
+
+One small table: three starting cards and the Trophy, seen by a 720p camera. Monster Nash (the
+rightmost starting card) plays first. Frames are 0.5 s apart; the tracker confirms what stays
+still for 0.5 s, so each scene is shown for two frames.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from calibration import Calibration
+from referee.camera import TableWatcher
+from referee.camera_feed import CameraFeed, SessionTarget, SetupNotFound, table_setup
+from referee.protocol import Request
+from referee.session import GameSession
+from referee.store import EventStore
+from vision.synthetic import PRESETS, Camera, CameraPose, Card, Pawn, Renderer, Scene
+
+CAM = Camera.for_resolution("720p", pose=CameraPose(height_mm=700.0, tilt_deg=15.0, target_mm=(600.0, 200.0)))
+VILLAINS = {"Zed": "Z-Mask", "Fay": "Ms. Fyre", "Nash": "Monster Nash"}
+COLORS = {"red": "Zed", "blue": "Fay", "green": "Nash"}
+START = [
+    Card(1, "Z-Mask", (450.0, 60.0), 0.0, True),
+    Card(2, "Ms. Fyre", (600.0, 60.0), 0.0, True),
+    Card(3, "Monster Nash", (750.0, 60.0), 0.0, True),
+    Card(4, "Trophy", (600.0, 330.0), 0.0, True),
+]
+# Nash's new card: 40 mm beyond his starting card (a legal jump), then one that would overlap it.
+NEW = Card(5, "Empty Lair", (752.0, 188.0), 2.0, False)
+OVERLAPPING = Card(6, "Bomb", (780.0, 230.0), 10.0, False)
+
+
+def _pawns(nash: tuple[float, float] = (750.0, 75.0), on: int = 3) -> tuple[Pawn, ...]:
+    return (
+        Pawn("Zed", "red", (450.0, 75.0), 1, "disc"),
+        Pawn("Fay", "blue", (600.0, 75.0), 2, "disc"),
+        Pawn("Nash", "green", nash, on, "disc"),
+    )
+
+
+class Table:
+    """Renders scenes, runs vision on them, and plays the game they show through the feed."""
+
+    def __init__(self, tmp_path: Path, policy: str = "ask") -> None:
+        self.renderer = Renderer(CAM, PRESETS["wood"])
+        self.watcher = TableWatcher(Calibration((1280, 720), image_to_table=CAM.image_to_table), list(COLORS))
+        self.store = EventStore(tmp_path / "game.sqlite")
+        self.policy = policy
+        self.session: GameSession | None = None
+        self.feed: CameraFeed | None = None
+        self.frame = 0
+        self.n = 0
+
+    def show(self, cards, pawns=None, frames: int = 2) -> None:
+        scene = Scene(cards=tuple(cards), pawns=pawns if pawns is not None else _pawns())
+        for _ in range(frames):
+            image = self.renderer.render(scene, seed=self.frame).image
+            obs = self.watcher.see(self.frame, self.frame * 0.5, image)
+            self.frame += 1
+            if self.session is None:
+                try:
+                    setup = table_setup(obs, VILLAINS, COLORS)
+                except SetupNotFound:
+                    continue
+                config = {
+                    "players": [{"name": p, "villain": v} for p, v in VILLAINS.items()],
+                    "deck_mode": "physical",
+                    "settings": {"close_call_policy": self.policy},
+                    **setup.config_layout(),
+                }
+                self.session = GameSession.start("masterplan", config, 1, self.store)
+                self.feed = CameraFeed(SessionTarget(self.session), setup)
+            assert self.feed is not None
+            self.feed.observe(obs)
+
+    def say(self, player: str, type_: str, **fields) -> dict:
+        assert self.session is not None and self.feed is not None
+        self.n += 1
+        body = {"type": type_, "player": player, **fields}
+        reply = self.session.handle(Request(f"t{self.n}", type_, player, body), player).reply
+        self.feed.settle()
+        return reply
+
+    def events(self) -> list[dict]:
+        return [{"type": e["type"], **e["public"]} for _, e in self.store.events()]
+
+    def state(self) -> dict:
+        assert self.session is not None
+        return self.session.public_state()
+
+
+def _round_one(t: Table) -> None:
+    """Nash places NEW by hand (the camera sees it), the others add nothing; everyone draws."""
+    t.show(START)
+    t.show([*START, NEW])
+    assert t.say("Nash", "skip_step")["ok"] and t.say("Nash", "draw")["ok"]
+    for p in ("Fay", "Zed"):
+        assert t.say(p, "skip_step")["ok"] and t.say(p, "draw")["ok"]
+
+
+def test_setup_placement_jump_and_flip(tmp_path: Path) -> None:
+    t = Table(tmp_path)
+    t.show(START)
+    assert t.session is not None, "the setup (starting cards and Trophy) was not taken from the camera"
+    table = {s["space"]: s for s in t.state()["table"]}
+    assert set(table) == {"start:Zed", "start:Fay", "start:Nash", "trophy"}
+    assert t.state()["current"] == "Nash"  # rightmost starting card first
+    # A card appears during Nash's Add step: it is Nash's placement, where the camera saw it.
+    t.show([*START, NEW])
+    placed = [e for e in t.events() if e["type"] == "card_placed"]
+    assert [(e["player"], e["space"]) for e in placed] == [("Nash", "S5")]
+    centre = [sum(c[i] for c in placed[0]["corners"]) / 4 for i in (0, 1)]
+    assert abs(centre[0] - 752.0) < 2.0 and abs(centre[1] - 188.0) < 2.0
+    # The camera's command is logged like any player's, and the event file replays.
+    assert t.session is not None
+    replayed = GameSession.resume(t.store)
+    assert replayed.public_state()["table"] == t.state()["table"]
+    for p in ("Nash", "Fay", "Zed"):
+        assert t.say(p, "skip_step")["ok"] and t.say(p, "draw")["ok"]
+    assert t.state()["current"] == "Nash" and t.state()["step"] == "move"
+    # Nash's pawn settles on his new card: a move, adjudicated by reach with its gap and verdict.
+    t.show([*START, NEW], _pawns((752.0, 188.0), 5))
+    moves = [s for s in t.feed.history if s.command["type"] == "move"]
+    assert len(moves) == 1 and moves[0].ok and moves[0].command["to"] == "S5"
+    assert moves[0].measured["verdict"] == "legal"
+    assert 35.0 < moves[0].measured["gap_mm"] < 45.0  # 40 mm between the cards' edges
+    assert t.state()["waiting"]["for"] == "report_identity"
+    # The card is turned face up: the recognised name answers the referee, as "camera".
+    t.show([*START, NEW.flipped()], _pawns((752.0, 188.0), 5))
+    flips = [e for e in t.events() if e["type"] == "space_flipped"]
+    assert [(e["space"], e["name"]) for e in flips] == [("S5", "Empty Lair")]
+    reported = [e for e in t.events() if e["type"] == "identity_reported"]
+    assert reported[0]["reported_by"] == "camera"
+    assert t.state()["step"] == "add" and t.state()["waiting"] is None
+
+
+def test_overlapping_placement_is_refused_and_reported(tmp_path: Path) -> None:
+    t = Table(tmp_path)
+    t.show(START)
+    t.show([*START, NEW])
+    t.show([*START, NEW, OVERLAPPING])
+    placed = [e["space"] for e in t.events() if e["type"] == "card_placed"]
+    assert placed == ["S5"], "an overlapping card must not become a placement"
+    refused = [n for n in t.feed.notices if n.kind == "refused"]
+    assert len(refused) == 1 and refused[0].code == "overlap"
+    assert "overlap" in refused[0].message and "Nash" in refused[0].message
+    # The refusal is shown with the public state (displays) and is tried only once.
+    t.session.annotations["camera"] = t.feed.status()
+    assert any("overlap" in n["message"] for n in t.state()["camera"]["notices"])
+    t.show([*START, NEW, OVERLAPPING])
+    assert len([n for n in t.feed.notices if n.kind == "refused"]) == 1
+
+
+def test_manual_command_overrides_the_camera(tmp_path: Path) -> None:
+    """A player who reports the name by hand first leaves the camera nothing to report."""
+    t = Table(tmp_path)
+    _round_one(t)
+    t.show([*START, NEW], _pawns((752.0, 188.0), 5))
+    assert t.state()["waiting"]["for"] == "report_identity"
+    assert t.say("Fay", "report_identity", space="S5", name="Bomb")["ok"]  # a player's correction first
+    t.show([*START, NEW.flipped()], _pawns((752.0, 188.0), 5))
+    reported = [e for e in t.events() if e["type"] == "identity_reported"]
+    assert [(e["name"], e["reported_by"]) for e in reported] == [("Bomb", "Fay")]
+
+
+@pytest.mark.parametrize("policy", ["strict"])
+def test_out_of_reach_jump_is_refused(tmp_path: Path, policy: str) -> None:
+    """Nash's pawn lands on a card 120 mm away: refused with the measured gap, pawn goes back."""
+    far = Card(5, "Empty Lair", (752.0, 268.0), 0.0, False)
+    t = Table(tmp_path, policy)
+    t.show(START)
+    t.show([*START, far])
+    for p in ("Nash", "Fay", "Zed"):
+        assert t.say(p, "skip_step")["ok"] and t.say(p, "draw")["ok"]
+    t.show([*START, far], _pawns((752.0, 268.0), 5))
+    moves = [s for s in t.feed.history if s.command["type"] == "move"]
+    assert len(moves) == 1 and not moves[0].ok
+    assert moves[0].reply["error"]["code"] == "out_of_reach"
+    assert moves[0].measured is None  # not among the destinations within reach
+    assert [p["position"] for p in t.state()["players"] if p["name"] == "Nash"] == ["start:Nash"]
+    assert any(n.code == "out_of_reach" for n in t.feed.notices)
