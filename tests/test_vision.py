@@ -146,6 +146,40 @@ def test_move_and_flip_make_events():
     assert events[0][3] is None  # placed face down: its name is not known, nor told
 
 
+def test_enrolled_faces_from_photos(tmp_path, capsys):
+    """`tabletop enroll-faces` learns a deck from photos, one card each; detect then names them."""
+    cam = Camera.for_resolution(
+        "720p", pose=CameraPose(height_mm=500.0, tilt_deg=10.0, target_mm=(560.0, 400.0))
+    )
+    r = Renderer(cam, PRESETS["green_felt"])
+    deck = tmp_path / "deck"
+    deck.mkdir()
+    for i, name in enumerate(["Bomb", "Teleporter", "Switch"]):
+        img = r.render(Scene(cards=(Card(1, name, (560, 400), 5 * i, True),)), i).image
+        cv2.imwrite(str(deck / f"{name}.jpg"), img)
+    img = r.render(Scene(cards=(Card(1, "Bomb", (560, 400), -4, False),)), 9).image
+    cv2.imwrite(str(deck / "back.jpg"), img)
+    lib = tmp_path / "faces.npz"
+    assert cli_main(["enroll-faces", str(deck), "--out", str(lib)]) == 0
+    assert "3 faces and the back" in capsys.readouterr().out
+    table = tmp_path / "table.png"
+    cards = [
+        Card(1, "Switch", (520, 400), 170, True),
+        Card(2, "Teleporter", (640, 440), 80, True),
+        Card(3, "Bomb", (650, 320), 0, False),
+    ]
+    cv2.imwrite(str(table), r.render(Scene(cards=tuple(cards)), 3).image)
+    assert cli_main(["detect", str(table), "--json", "--faces", str(lib)]) == 0
+    import json
+
+    obj = json.loads(capsys.readouterr().out)
+    assert sorted((c["face"], c["name"] or "") for c in obj["cards"]) == [
+        ("down", ""),
+        ("up", "Switch"),
+        ("up", "Teleporter"),
+    ]
+
+
 def test_bad_images_give_one_line_errors(tmp_path, capsys):
     empty = tmp_path / "empty.jpg"
     empty.write_bytes(b"")
