@@ -84,6 +84,11 @@ class FrameVision:
         self.reader = FrameReader(table, pawn_colors=colors)
 
     def read(self, image: np.ndarray) -> tuple[FrameReading, np.ndarray]:
+        image = self.prepare(image)
+        return self.reader.read(image), image
+
+    def prepare(self, image: np.ndarray) -> np.ndarray:
+        """The frame as vision reads it: undistorted, scaled."""
         if self._maps is not None:
             if (image.shape[1], image.shape[0]) != tuple(self.calibration.image_size):
                 w, h = self.calibration.image_size
@@ -94,7 +99,7 @@ class FrameVision:
             image = cv2.remap(image, self._maps[0], self._maps[1], cv2.INTER_LINEAR)
         if self.scale != 1.0:
             image = cv2.resize(image, None, fx=self.scale, fy=self.scale, interpolation=cv2.INTER_AREA)
-        return self.reader.read(image), image
+        return image
 
 
 class TableWatcher:

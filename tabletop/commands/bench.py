@@ -14,6 +14,7 @@ BENCHMARKS = {
     "calibration": "lens, table and projector accuracy on rendered views vs no lens step",
     "theplan": "complete random The Plan games/s (3 and 6 players) vs replaying their event logs",
     "masterplan": "random complete Master Plan games/s and commands/s (3 and 6 players) vs JSON-encoding their events",
+    "pipeline": "sample game frame -> overview latency (median, p95) and frames/s through the whole chain vs the detector alone",
     "service": "referee command round trips and published updates/s on loopback vs raw pyzmq loops",
 }
 

@@ -1,0 +1,113 @@
+"""Benchmark: the whole chain on the bundled sample game, one core, one process.
+
+frame captured (decoded, in memory) -> vision (undistort, detector, recogniser, pawns) ->
+tracker -> camera feed -> referee session (rules engine + SQLite event file) -> overview redrawn.
+
+Prints frame-to-display latency (median, p95) and frames/s through the chain, next to the
+detector alone (FrameReader.read on the same frames) measured in the same run, as ratios.
+Issue 9's goal: median under 100 ms at 1920x1080 and at least 15 frames/s on one core.
+
+    python -m bench.pipeline [--quick] [--frames N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+
+def _pct(values: list[float], q: float) -> float:
+    return float(np.percentile(np.asarray(values), q))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.pipeline", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="the first 24 frames only")
+    parser.add_argument("--frames", type=int, help="the first N frames (default: all)")
+    parser.add_argument("--samples", help="the sample game folder (default: ./sample_images)")
+    args = parser.parse_args(argv)
+
+    from display.overview import render_overview
+    from referee.camera import FrameVision, TableWatcher
+    from referee.camera_feed import CameraFeed, SessionTarget, SetupNotFound, table_setup
+    from referee.sample import SampleGame, find_samples
+    from referee.session import GameSession
+    from referee.store import EventStore
+
+    cv2.setNumThreads(1)  # one core, as the goal says
+    game = SampleGame.load(find_samples(args.samples))
+    n = 24 if args.quick else args.frames
+    paths = game.frames[:n] if n else game.frames
+    cal = game.calibrate()
+    watcher = TableWatcher(cal, pawn_colors=list(game.pawn_colors))
+    latency, vision_s, render_s = [], [], []
+    redraws = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        store = EventStore(Path(tmp) / "bench.sqlite")
+        session = feed = None
+        drawn_at = None
+        t_chain = time.perf_counter()
+        for index, path in enumerate(paths):
+            image = cv2.imread(str(path))
+            t0 = time.perf_counter()  # the frame is captured: in memory, decoded
+            obs = watcher.see(index, index * game.frame_interval_s, image)
+            t1 = time.perf_counter()
+            if session is None:
+                try:
+                    setup = table_setup(obs, game.villains, game.pawn_colors)
+                    session = GameSession.start("masterplan", game.config(setup.config_layout()), 5, store)
+                    feed = CameraFeed(SessionTarget(session), setup)
+                except SetupNotFound:
+                    pass
+            if feed is not None:
+                feed.observe(obs)
+            state = session.public_state() if session is not None else {}
+            if session is not None and (session.seq, len(feed.notices)) != drawn_at:
+                drawn_at = (session.seq, len(feed.notices))
+                redraws += 1
+            t2 = time.perf_counter()
+            render_overview("masterplan", state, None) if state else None
+            t3 = time.perf_counter()
+            latency.append(t3 - t0)
+            vision_s.append(t1 - t0)
+            render_s.append(t3 - t2)
+            print(f"\rchain: frame {index + 1}/{len(paths)}", end="", file=sys.stderr, flush=True)
+        chain_fps = len(paths) / (time.perf_counter() - t_chain)
+        store.close()
+    print(file=sys.stderr)
+
+    # Baseline, same frames, same process: the card detector alone on the undistorted frame (no
+    # recogniser, pawns, tracker, referee or display).
+    alone = FrameVision(cal, pawn_colors=list(game.pawn_colors))
+    base = []
+    for index, path in enumerate(paths[:: max(1, len(paths) // 40)]):
+        image = alone.prepare(cv2.imread(str(path)))
+        t0 = time.perf_counter()
+        alone.reader.detector.detect(image)
+        base.append(time.perf_counter() - t0)
+        print(f"\rbaseline: frame {index + 1}", end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    base_med = statistics.median(base)
+    med, p95 = statistics.median(latency), _pct(latency, 95)
+    h, w = cv2.imread(str(paths[0])).shape[:2]
+    print(f"pipeline on the sample game: {len(paths)} frames {w}x{h}, one core (cv2 threads 1)")
+    print(f"  frame -> overview redrawn   median {med * 1e3:8.1f} ms   p95 {p95 * 1e3:8.1f} ms")
+    print(f"    of which vision+tracker   median {statistics.median(vision_s) * 1e3:8.1f} ms")
+    print(f"    of which overview render  median {statistics.median(render_s) * 1e3:8.1f} ms")
+    print(f"  whole chain                 {chain_fps:8.2f} frames/s (state changed on {redraws} frames)")
+    print(f"  baseline: detector alone     median {base_med * 1e3:8.1f} ms  ({1 / base_med:.2f} frames/s)")
+    print(f"  ratio chain/detector      {med / base_med:8.2f}x")
+    print(f"  goal (issue 9): median < 100 ms -> {'met' if med < 0.1 else 'NOT met'};"
+          f" >= 15 frames/s -> {'met' if chain_fps >= 15 else 'NOT met'}")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
