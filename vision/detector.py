@@ -260,7 +260,7 @@ class CardDetector:
                 corners_mm = None
         else:
             ok = s.aspect_range_px[0] <= long / short <= s.aspect_range_px[1]
-            margins = [short * k for k in (0.04, 0.08, 0.13)] if ok else []
+            margins = [short * k for k in (0.03, 0.05, 0.07, 0.09, 0.11, 0.13)] if ok else []
         resid = max(sd.residual_px for sd in fit.sides)
         score = float(np.clip(fit.support, 0, 1) * math.exp(-max(resid - 0.3, 0) / 1.5))
         ok = ok and score >= s.min_score
@@ -280,7 +280,7 @@ class CardDetector:
             # With a calibration the border's width is known from the size deficit: look close.
             # Without, the guessed margins are rough: look wider.
             def grow_reach(m: float) -> float:
-                return max(0.35 * m, 2.5) if self.table is not None else 0.5 * m + 2.0
+                return max(0.35 * m, 2.5) if self.table is not None else 0.3 * m + 2.0
 
             for m in margins:
                 bigger = _offset_quad(c, m)
