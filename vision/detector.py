@@ -38,6 +38,7 @@ class DetectorSettings:
     mean_support: float = 0.6
     max_residual_px: float = 1.6  # RMS distance of edge points from their line (straightness)
     min_score: float = 0.25  # support x straightness below which a fit is too sloppy to report
+    min_score_uncalibrated: float = 0.75
     # Without calibration cards in one photo have similar size: drop candidates far off the median.
     relative_area_range: tuple[float, float] = (0.45, 2.2)
 
@@ -216,8 +217,14 @@ class CardDetector:
         if split:
             cards = self._select(cards + split)
         under = self._partly_covered(image, small.shape[:2], blobs + unions, scale, cards)
+        if self.table is None:
+            # Without a size in mm to check, a card guessed from a blob must show a clean outline.
+            under = [c for c in under if c.score >= 0.8]
         if under:
             cards = self._select(cards + under)
+        if self.table is None:
+            # Nothing to check a size against: report only clean outlines.
+            cards = [c for c in cards if c.score >= s.min_score_uncalibrated]
         if self.table is None and len(cards) >= 3:
             areas = np.array([c.area_px for c in cards])
             med = float(np.median(areas[areas >= 0.3 * np.percentile(areas, 90)]))
@@ -260,7 +267,7 @@ class CardDetector:
                 corners_mm = None
         else:
             ok = s.aspect_range_px[0] <= long / short <= s.aspect_range_px[1]
-            margins = [short * k for k in (0.03, 0.05, 0.07, 0.09, 0.11, 0.13)] if ok else []
+            margins = [short * k for k in (0.04, 0.08, 0.13)] if ok else []
         resid = max(sd.residual_px for sd in fit.sides)
         score = float(np.clip(fit.support, 0, 1) * math.exp(-max(resid - 0.3, 0) / 1.5))
         ok = ok and score >= s.min_score
@@ -280,7 +287,7 @@ class CardDetector:
             # With a calibration the border's width is known from the size deficit: look close.
             # Without, the guessed margins are rough: look wider.
             def grow_reach(m: float) -> float:
-                return max(0.35 * m, 2.5) if self.table is not None else 0.3 * m + 2.0
+                return max(0.35 * m, 2.5)
 
             for m in margins:
                 bigger = _offset_quad(c, m)
@@ -316,7 +323,8 @@ class CardDetector:
                 for j in inside
                 if all(inter[j, k] < 0.2 * min(areas[j], areas[k]) for k in inside if k != j)
             ]
-            if len(distinct) >= 2:
+            # Several cards fill most of such a quad; two symbols printed on one card do not.
+            if len(distinct) >= 2 and sum(areas[j] for j in distinct) > 0.6 * areas[i]:
                 drop[i] = True
         # Larger first: an inner frame of the art is contained in its card and loses to it;
         # among near-duplicates the better score wins.
@@ -570,6 +578,8 @@ def _pad_crop(img: np.ndarray, x: int, y: int, w: int, h: int) -> np.ndarray:
 def _explained_by(card: CardCandidate, centre: np.ndarray, area: float) -> bool:
     """A rough quad (centre, area in full-size px) inside an already refined card: a frame of
     its art. (Near-duplicates of a card are still refined: the better fit wins in `_select`.)"""
+    if card.score < 0.8:
+        return False  # a sloppy fit explains nothing: the quad may be the card it missed
     ratio = card.area_px / max(area, 1e-9)
     if not (1.25 < ratio < 1.9 or ratio > 5):
         return False
