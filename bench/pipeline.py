@@ -102,8 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"    of which vision+tracker   median {statistics.median(vision_s) * 1e3:8.1f} ms")
     print(f"    of which overview render  median {statistics.median(render_s) * 1e3:8.1f} ms")
     print(f"  whole chain                 {chain_fps:8.2f} frames/s (state changed on {redraws} frames)")
-    print(f"  baseline: detector alone     median {base_med * 1e3:8.1f} ms  ({1 / base_med:.2f} frames/s)")
-    print(f"  ratio chain/detector      {med / base_med:8.2f}x")
+    print(f"  baseline: detector alone    median {base_med * 1e3:8.1f} ms  ({1 / base_med:.2f} frames/s)")
+    print(f"  ratio chain/detector        {med / base_med:8.2f}x")
     print(f"  goal (issue 9): median < 100 ms -> {'met' if med < 0.1 else 'NOT met'};"
           f" >= 15 frames/s -> {'met' if chain_fps >= 15 else 'NOT met'}")  # fmt: skip
     return 0

@@ -236,6 +236,10 @@ class CameraFeed:
         self._frame = 0
         self._obs: Observation | None = None
         self._pawns_seen: set[str] = set()
+        self._places: dict[
+            str, tuple[int, str, str | None] | None
+        ] = {}  # space -> card there when a wait began
+        self._after_ok: Callable[[], None] | None = None
         for note in setup.notes:
             self._notice("info", note)
 
@@ -299,8 +303,11 @@ class CameraFeed:
             result = Submitted(self._frame, seat, body, self.target.submit(body, seat), measured)
             self.history.append(result)
             sent.append(result)
+            after_ok, self._after_ok = self._after_ok, None
             if not result.ok:
                 on_refusal(result.reply.get("error", {}))
+            elif after_ok is not None:
+                after_ok()
         return sent
 
     # ---- deciding ------------------------------------------------------------------------------
@@ -310,6 +317,8 @@ class CameraFeed:
         self._pending_move = {
             p: (s, turn) for p, (s, turn) in self._pending_move.items() if turn == state.get("turn")
         }
+        if waiting is None or waiting.get("for") not in ("choose_target", "report_positions"):
+            self._places = {}
         if waiting is not None:
             return self._answer(waiting, state)
         if state.get("step") == "move" and current in self._pending_move:
@@ -332,26 +341,43 @@ class CameraFeed:
         if kind == "extra_move" and w.get("player") in self._pending_move:
             return self._move(w["player"], state)
         if kind == "choose_target" and w.get("effect") in ("swap_two", "relocate_one"):
-            need = 2 if w["effect"] == "swap_two" else 1
-            moved = [s for s in w.get("options", []) if self._has_moved(s, state)]
-            if len(moved) != need:
-                return None
+            self._remember_places(w.get("options", []), state)
+            moved = self._swapped(w.get("options", []), state) if w["effect"] == "swap_two" else None
+            if moved is None:
+                need = 2 if w["effect"] == "swap_two" else 1
+                moved = [s for s in w.get("options", []) if self._has_moved(s, state)]
+                if len(moved) != need:
+                    return None
             key = f"choose:{','.join(sorted(moved))}"
             if ("refused", key) in self._told:
                 return None
             body = {"type": "choose_target", "spaces": sorted(moved)}
             return body, w["player"], self._refusal_notice(key)
         if kind == "report_positions":
-            cards = {s: self._card_of(s) for s in w.get("spaces", [])}
-            if any(c is None or c.hidden or c.corners_mm is None for c in cards.values()):
-                return None
-            if not all(self._has_moved(s, state) for s in cards):
+            spaces = list(w.get("spaces", []))
+            self._remember_places(spaces, state)
+            cards = {s: self._card_of(s) for s in spaces}
+            if w.get("effect") == "swap_two" and self._swapped(spaces, state) == sorted(spaces):
+                # Each card now lies where the other was: the camera sees the two places change.
+                a, b = spaces
+                here_a, here_b = self._card_at(a, state), self._card_at(b, state)
+                assert here_a is not None and here_b is not None
+                cards = {a: here_b, b: here_a}
+            elif any(c is None or c.hidden or c.corners_mm is None for c in cards.values()) or not all(
+                self._has_moved(s, state) for s in cards
+            ):
                 return None
             positions = {s: _corner_list(c) for s, c in cards.items()}  # type: ignore[arg-type]
             key = f"positions:{sorted(positions.items())}"
             if ("refused", key) in self._told:
                 return None  # the same corners were refused already: wait for them to change
-            return {"type": "report_positions", "positions": positions}, CAMERA, self._refusal_notice(key)
+            tracks = {c.id: s for s, c in cards.items() if c is not None}
+
+            def refused(error: dict[str, Any]) -> None:
+                self._notice_once("refused", key, error.get("message", "refused"), error.get("code"))
+
+            self._after_ok = lambda: self._retrack(tracks)
+            return {"type": "report_positions", "positions": positions}, CAMERA, refused
         if kind == "confirm_measurement":
             self._notice_once(
                 "info",
@@ -409,6 +435,45 @@ class CameraFeed:
             self.tracks[card.id] = space  # taken back if the engine refuses it
             return body, player, refused
         return None
+
+    # ---- Switch / Control Panel ------------------------------------------------------------
+    def _card_at(self, space: str, state: dict[str, Any]) -> TrackedCard | None:
+        """The visible card now lying where the game has `space`."""
+        where = next((t["corners"] for t in state.get("table", []) if t["space"] == space), None)
+        if where is None or self._obs is None:
+            return None
+        centre = _centre(where)
+        for card in self._obs.cards:
+            if (
+                not card.hidden
+                and card.corners_mm is not None
+                and _dist(_centre(card.corners_mm), centre) <= SAME_CARD_MM
+            ):
+                return card
+        return None
+
+    def _remember_places(self, spaces: list[str], state: dict[str, Any]) -> None:
+        for s in spaces:
+            if s not in self._places:
+                card = self._card_at(s, state)
+                self._places[s] = None if card is None else (card.id, card.face, card.name)
+
+    def _swapped(self, options: list[str], state: dict[str, Any]) -> list[str] | None:
+        """The two spaces whose places the camera saw change (another card, or the other face,
+        now lying there, still) since the referee began waiting; None unless exactly two."""
+        changed = []
+        for s in options:
+            before, now = self._places.get(s), self._card_at(s, state)
+            if before is None or now is None:
+                continue
+            if now.id != before[0] or (now.face, now.name) != before[1:]:
+                changed.append(s)
+        return sorted(changed) if len(changed) == 2 else None
+
+    def _retrack(self, tracks: dict[int, str]) -> None:
+        for track in [t for t, s in self.tracks.items() if s in tracks.values()]:
+            del self.tracks[track]
+        self.tracks.update(tracks)
 
     # ---- helpers ------------------------------------------------------------------------------
     def _pawn_settled(self, color: str, track: int, state: dict[str, Any]) -> None:

@@ -183,3 +183,31 @@ def test_out_of_reach_jump_is_refused(tmp_path: Path, policy: str) -> None:
     assert moves[0].measured is None  # not among the destinations within reach
     assert [p["position"] for p in t.state()["players"] if p["name"] == "Nash"] == ["start:Nash"]
     assert any(n.code == "out_of_reach" for n in t.feed.notices)
+
+
+def test_switch_positions_reported_from_the_swapped_cards(tmp_path: Path) -> None:
+    """Nash lands on a Switch: the two cards he swaps are the choice, and their new corners
+    (each where the other lay) are reported once the camera sees both places change."""
+    switch = Card(5, "Switch", (752.0, 188.0), 2.0, False)
+    other = Card(6, "Tripwire", (655.0, 200.0), -4.0, False)
+    t = Table(tmp_path)
+    t.show(START)
+    t.show([*START, switch])
+    t.show([*START, switch, other])
+    for p in ("Nash", "Fay", "Zed"):
+        assert t.say(p, "skip_step")["ok"] and t.say(p, "draw")["ok"]
+    t.show([*START, switch, other], _pawns((752.0, 188.0), 5))
+    t.show([*START, switch.flipped(), other], _pawns((752.0, 188.0), 5))
+    waiting = t.state()["waiting"]
+    assert waiting["for"] == "choose_target" and waiting["effect"] == "swap_two"
+    # Nash swaps them: the face-up Switch (with his pawn) now lies where the Tripwire was.
+    swapped = [switch.flipped().moved(other.center_mm), other.moved(switch.center_mm)]
+    t.show([*START, *swapped], _pawns(other.center_mm, 5))
+    moved = [e for e in t.events() if e["type"] == "spaces_moved"]
+    assert len(moved) == 1 and moved[0]["reported_by"] == "camera"
+    centres = {s: [sum(c[i] for c in cs) / 4 for i in (0, 1)] for s, cs in moved[0]["positions"].items()}
+    assert abs(centres["S5"][0] - 655.0) < 3 and abs(centres["S5"][1] - 200.0) < 3
+    assert abs(centres["S6"][0] - 752.0) < 3 and abs(centres["S6"][1] - 188.0) < 3
+    chosen = [e for e in t.events() if e["type"] == "target_chosen"]
+    assert chosen[0]["spaces"] == ["S5", "S6"] and chosen[0]["player"] == "Nash"
+    assert t.state()["step"] == "add" and t.state()["waiting"] is None
