@@ -74,6 +74,7 @@ class Table:
                 }
                 self.session = GameSession.start("masterplan", config, 1, self.store)
                 self.feed = CameraFeed(SessionTarget(self.session), setup)
+                self.feed_setup = setup
             assert self.feed is not None
             self.feed.observe(obs)
 
@@ -211,3 +212,61 @@ def test_switch_positions_reported_from_the_swapped_cards(tmp_path: Path) -> Non
     chosen = [e for e in t.events() if e["type"] == "target_chosen"]
     assert chosen[0]["spaces"] == ["S5", "S6"] and chosen[0]["player"] == "Nash"
     assert t.state()["step"] == "add" and t.state()["waiting"] is None
+
+
+def test_camera_thread_feeds_the_service_and_survives_a_failure(tmp_path: Path) -> None:
+    """The camera in its own thread, over the inproc PAIR socket into the service loop; a
+    subscriber sees the camera's placement as a numbered event. The camera fails once: the
+    failure is in the public state, the thread retries, and the game goes on where it was."""
+    import threading
+    import time
+
+    from referee.camera import CameraThread, session_feed
+    from referee.client import StateMirror
+    from referee.service import RefereeService
+    from vision.sources import SourceError
+
+    t = Table(tmp_path)
+    t.show(START)  # setup from the camera, in this thread
+    assert t.session is not None
+    renderer = t.renderer
+    scenes = [Scene(cards=tuple(START), pawns=_pawns()), Scene(cards=(*START, NEW), pawns=_pawns())]
+    opened = {"n": 0}
+    first_frame = t.frame
+
+    def frames():
+        opened["n"] += 1
+        if opened["n"] == 1:  # the camera shows the table once, then its cable comes out
+            yield first_frame, first_frame * 0.5, renderer.render(scenes[0], seed=1).image
+            raise SourceError("camera 0 stopped delivering frames: check its cable and power")
+        if opened["n"] == 2:  # plugged back in: a card is put down
+            for k in range(3):
+                i = first_frame + 1 + k
+                yield i, i * 0.5, renderer.render(scenes[1], seed=i).image
+
+    service = RefereeService(t.session, "tcp://127.0.0.1:*", "tcp://127.0.0.1:*", heartbeat_s=0.2)
+    status = t.session.annotations.setdefault("camera", {})
+    camera = CameraThread(frames, t.watcher, retry_s=0.1, max_retries=3)
+    camera.attach(service, session_feed(service, t.feed_setup), status)
+    serving = threading.Thread(target=service.serve, daemon=True)
+    serving.start()
+    mirror = StateMirror(service.router_endpoint, service.pub_endpoint)
+    camera.start()
+    try:
+        deadline = time.monotonic() + 30
+        seen_retry = False
+        while time.monotonic() < deadline:
+            mirror.poll(0.2)
+            seen_retry = seen_retry or "stopped delivering" in str(status.get("message", ""))
+            if any(e["type"] == "card_placed" for _, e in mirror.events):
+                break
+        placed = [e for _, e in mirror.events if e["type"] == "card_placed"]
+        assert [(e["player"], e["space"]) for e in placed] == [("Nash", "S5")]
+        assert seen_retry and opened["n"] >= 2
+        assert mirror.state["table"][-1]["space"] == "S5"  # the game went on from where it was
+    finally:
+        service.stop()
+        serving.join(5)
+        camera.stop()
+        mirror.close()
+        service.close()
