@@ -1,1 +1,47 @@
-"""vision layer (see DESIGN.md)."""
+"""vision layer (see DESIGN.md): frames in, cards and pawns out, tracked into Observations.
+
+reader = FrameReader(table=TableMap.load("calibration.json"))   # or TableMap.from_homography(H)
+tracker = Tracker()
+for index, time_s, image in open_source("0"):                  # webcam 0, a video, a folder
+    observation = tracker.update(reader.read(image), image, index, time_s)
+"""
+
+from vision.detector import CardDetector, DetectorSettings
+from vision.faces import FaceLibrary
+from vision.observation import (
+    CardSeen,
+    FrameReading,
+    Observation,
+    PawnSeen,
+    TrackedCard,
+    TrackedPawn,
+    VisionEvent,
+)
+from vision.pawns import PawnColors
+from vision.pipeline import FrameReader
+from vision.sources import CameraSource, FolderSource, SourceError, VideoSource, open_source
+from vision.table import TableMap
+from vision.tracker import Tracker, TrackerSettings
+
+__all__ = [
+    "CameraSource",
+    "CardDetector",
+    "CardSeen",
+    "DetectorSettings",
+    "FaceLibrary",
+    "FolderSource",
+    "FrameReader",
+    "FrameReading",
+    "Observation",
+    "PawnColors",
+    "PawnSeen",
+    "SourceError",
+    "TableMap",
+    "TrackedCard",
+    "TrackedPawn",
+    "Tracker",
+    "TrackerSettings",
+    "VideoSource",
+    "VisionEvent",
+    "open_source",
+]
