@@ -230,15 +230,14 @@ class CameraFeed:
         self.notices: deque[Notice] = deque(maxlen=NOTICE_LIMIT)
         self.history: list[Submitted] = []
         self._refused: dict[int, str] = {}  # track -> why its placement was refused (until it moves)
-        self._moved: set[int] = set()  # tracks seen moving since the game last placed them
         self._pending_move: dict[str, tuple[str, int]] = {}  # player -> (space the pawn settled on, turn)
         self._told: set[tuple[str, str]] = set()  # notices already given (kind, key)
         self._frame = 0
         self._obs: Observation | None = None
         self._pawns_seen: set[str] = set()
-        self._places: dict[
-            str, tuple[int, str, str | None] | None
-        ] = {}  # space -> card there when a wait began
+        # Switch / Control Panel: space -> (track, face, name) lying there when the wait began
+        self._places: dict[str, tuple[int, str, str | None] | None] = {}
+        self._first_seen: dict[int, int] = {}  # track -> the turn in which the camera first saw it
         self._after_ok: Callable[[], None] | None = None
         for note in setup.notes:
             self._notice("info", note)
@@ -250,10 +249,11 @@ class CameraFeed:
         for learned in _learn_pawns(self.pawn_colors, obs, self.tracks):
             self._notice("info", learned)
         state = self.target.state()
+        for card in obs.cards:
+            self._first_seen.setdefault(card.id, state.get("turn", 0))
         known = {t["space"] for t in state.get("table", [])}
         for e in obs.events:
             if e.kind == "moved" and e.card_id is not None:
-                self._moved.add(e.card_id)
                 self._refused.pop(e.card_id, None)
             elif e.kind == "removed" and e.card_id is not None:
                 space = self.tracks.get(e.card_id)
@@ -413,6 +413,16 @@ class CameraFeed:
             if card.id in self.tracks or card.id in self._refused or card.hidden:
                 continue
             if card.face != "down" or card.corners_mm is None:
+                continue
+            if self._first_seen.get(card.id) != state.get("turn"):
+                # put down in an earlier turn (or before the game): nobody's placement
+                self._notice_once(
+                    "ignored",
+                    f"stray:{card.id}",
+                    f"a face-down card at ({_centre(card.corners_mm)[0]:.0f}, {_centre(card.corners_mm)[1]:.0f}) mm"
+                    " was put down outside its player's turn: it is not in the game; take it away"
+                    " or place it by command",
+                )
                 continue
             space = self._space_id(card.id, state)
             body = {
