@@ -219,10 +219,11 @@ class CameraThread:
                 except zmq.Again:
                     return
                 if kind == "status":
-                    status.update(payload)
+                    status.update(payload, last_problem=payload.get("message"))
                     log.warning("camera: %s", payload.get("message"))
                     service.publish_state()
                     continue
+                status.pop("message", None)  # frames again: the problem is over (last_problem stays)
                 before = len(feed.notices)
                 for sent in feed.observe(payload):
                     outcome = "ok" if sent.ok else sent.reply.get("error", {}).get("message")

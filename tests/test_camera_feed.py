@@ -253,16 +253,15 @@ def test_camera_thread_feeds_the_service_and_survives_a_failure(tmp_path: Path) 
     mirror = StateMirror(service.router_endpoint, service.pub_endpoint)
     camera.start()
     try:
-        deadline = time.monotonic() + 30
-        seen_retry = False
+        deadline = time.monotonic() + 90  # generous: a loaded shared machine renders slowly
         while time.monotonic() < deadline:
             mirror.poll(0.2)
-            seen_retry = seen_retry or "stopped delivering" in str(status.get("message", ""))
             if any(e["type"] == "card_placed" for _, e in mirror.events):
                 break
         placed = [e for _, e in mirror.events if e["type"] == "card_placed"]
         assert [(e["player"], e["space"]) for e in placed] == [("Nash", "S5")]
-        assert seen_retry and opened["n"] >= 2
+        mirror.resync()  # the state after that event (a snapshot)
+        assert "stopped delivering" in mirror.state["camera"]["last_problem"] and opened["n"] >= 2
         assert mirror.state["table"][-1]["space"] == "S5"  # the game went on from where it was
     finally:
         service.stop()
