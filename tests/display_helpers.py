@@ -4,14 +4,9 @@ from __future__ import annotations
 
 import math
 import random
-import socket
-import threading
-from contextlib import contextmanager
 
 from referee.games import GAMES
-from referee.service import RefereeService
-from referee.session import GameSession
-from referee.store import EventStore
+from tests.service_helpers import free_port_pair, running_referee  # noqa: F401  (used by the display tests)
 
 MASTER_PLAYERS = ["ann:Z-Mask", "bob:Ms. Fyre", "cat:Monster Nash"]
 
@@ -74,38 +69,3 @@ def theplan_state(commands: int = 60, seed: int = 2) -> dict:
         player = rng.choice(who)
         adapter.apply(game, rng.choice(game.legal_commands(player)).to_dict())
     return adapter.public_view(game)
-
-
-def free_port_pair() -> int:
-    """A port p with p and p + 1 free (the CLI finds updates on the command port + 1)."""
-    for _ in range(200):
-        with socket.socket() as a:
-            a.bind(("127.0.0.1", 0))
-            port = a.getsockname()[1]
-            with socket.socket() as b:
-                try:
-                    b.bind(("127.0.0.1", port + 1))
-                except OSError:
-                    continue
-            return port
-    raise RuntimeError("no two consecutive free ports on loopback")
-
-
-@contextmanager
-def running_referee(game: str, config: dict, tmp_path, seed: int = 1, port: int | None = None, keydir=None):
-    store = EventStore(tmp_path / f"{game}.sqlite")
-    session = GameSession.start(game, config, seed, store)
-    if port is None:
-        router, pub = "tcp://127.0.0.1:*", "tcp://127.0.0.1:*"
-    else:
-        router, pub = f"tcp://127.0.0.1:{port}", f"tcp://127.0.0.1:{port + 1}"
-    service = RefereeService(session, router, pub, keydir=keydir, heartbeat_s=0.2)
-    thread = threading.Thread(target=service.serve, daemon=True)
-    thread.start()
-    try:
-        yield service
-    finally:
-        service.stop()
-        thread.join(5)
-        service.close()
-        store.close()

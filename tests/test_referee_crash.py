@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -15,22 +14,10 @@ from referee.protocol import encode
 from referee.session import GameSession
 from referee.store import EventStore
 from referee.theplan import ThePlanGame
+from tests.service_helpers import free_port_pair
 
 SEATS = ["ann", "bob", "cat"]
 SEED = 11
-
-
-def free_port_pair() -> int:
-    while True:
-        with socket.socket() as a:
-            a.bind(("127.0.0.1", 0))
-            port = a.getsockname()[1]
-        with socket.socket() as b:
-            try:
-                b.bind(("127.0.0.1", port + 1))
-                return port
-            except OSError:
-                continue
 
 
 def start_referee(db, port, resume=False):

@@ -6,16 +6,13 @@ import json
 import random
 import threading
 import time
-from contextlib import contextmanager
 
 import pytest
 import zmq
 
 from referee.client import Connection, StateMirror
 from referee.keys import client_keypair, create_keys, public_key_file
-from referee.service import RefereeService
-from referee.session import GameSession
-from referee.store import EventStore
+from tests.service_helpers import running_referee
 
 PLAN_SEATS = ["ann", "bob", "cat"]
 MASTER_CONFIG = {
@@ -25,24 +22,6 @@ MASTER_CONFIG = {
         {"name": "cat", "villain": "Monster Nash"},
     ]
 }
-
-
-@contextmanager
-def running(game: str, config: dict, tmp_path, seed: int = 7, keydir=None):
-    store = EventStore(tmp_path / f"{game}.sqlite")
-    session = GameSession.start(game, config, seed, store)
-    service = RefereeService(
-        session, "tcp://127.0.0.1:*", "tcp://127.0.0.1:*", keydir=keydir, heartbeat_s=0.2
-    )
-    thread = threading.Thread(target=service.serve, daemon=True)
-    thread.start()
-    try:
-        yield service
-    finally:
-        service.stop()
-        thread.join(5)
-        service.close()
-        store.close()
 
 
 def to_act(game) -> list[str]:
@@ -78,7 +57,7 @@ def drain(mirror: StateMirror, service, timeout_s=5.0):
 
 @pytest.mark.parametrize("game, config", [("theplan", {"seats": PLAN_SEATS}), ("masterplan", MASTER_CONFIG)])
 def test_a_whole_game_through_sockets_and_a_late_joiner_ends_with_the_same_state(tmp_path, game, config):
-    with running(game, config, tmp_path) as service:
+    with running_referee(game, config, tmp_path) as service:
         early = StateMirror(service.router_endpoint, service.pub_endpoint)
         conns = {p: Connection(service.router_endpoint) for p in service.session.seats()}
         for seat, conn in conns.items():
@@ -107,7 +86,7 @@ def test_a_whole_game_through_sockets_and_a_late_joiner_ends_with_the_same_state
 
 @pytest.mark.parametrize("game, config", [("theplan", {"seats": PLAN_SEATS}), ("masterplan", MASTER_CONFIG)])
 def test_private_messages_reach_only_their_own_seat_and_never_pub(tmp_path, game, config):
-    with running(game, config, tmp_path) as service:
+    with running_referee(game, config, tmp_path) as service:
         raw_sub = zmq.Context.instance().socket(zmq.SUB)
         raw_sub.setsockopt(zmq.SUBSCRIBE, b"")
         raw_sub.connect(service.pub_endpoint)
@@ -144,7 +123,7 @@ def test_private_messages_reach_only_their_own_seat_and_never_pub(tmp_path, game
 
 
 def test_bad_requests_get_precise_errors_and_the_service_goes_on(tmp_path):
-    with running("theplan", {"seats": PLAN_SEATS}, tmp_path) as service:
+    with running_referee("theplan", {"seats": PLAN_SEATS}, tmp_path) as service:
         sock = zmq.Context.instance().socket(zmq.DEALER)
         sock.connect(service.router_endpoint)
 
@@ -175,7 +154,7 @@ def test_bad_requests_get_precise_errors_and_the_service_goes_on(tmp_path):
 
 
 def test_a_command_resent_with_the_same_id_is_applied_once(tmp_path):
-    with running("theplan", {"seats": PLAN_SEATS}, tmp_path) as service:
+    with running_referee("theplan", {"seats": PLAN_SEATS}, tmp_path) as service:
         conn = Connection(service.router_endpoint)
         conn.join("ann")
         plan = service.session.game.legal_commands("ann")[0].to_dict()
@@ -190,7 +169,7 @@ def test_a_command_resent_with_the_same_id_is_applied_once(tmp_path):
 def test_secure_referee_refuses_unknown_keys_and_binds_each_key_to_its_seat(tmp_path):
     keydir = create_keys(tmp_path / "keys", PLAN_SEATS + ["display"])
     server_public = public_key_file(keydir / "server.key")
-    with running("theplan", {"seats": PLAN_SEATS}, tmp_path, keydir=keydir) as service:
+    with running_referee("theplan", {"seats": PLAN_SEATS}, tmp_path, keydir=keydir) as service:
         ann_keys = client_keypair(keydir / "secret" / "ann.key_secret")
         ann = Connection(service.router_endpoint, server_public, ann_keys)
         assert ann.join("ann")["ok"]
@@ -220,7 +199,7 @@ def test_secure_referee_refuses_unknown_keys_and_binds_each_key_to_its_seat(tmp_
 
 def test_many_subscribers_and_players_lose_and_duplicate_nothing(tmp_path):
     seats = ["p1", "p2", "p3", "p4", "p5", "p6"]
-    with running("theplan", {"seats": seats}, tmp_path) as service:
+    with running_referee("theplan", {"seats": seats}, tmp_path) as service:
         mirrors = [StateMirror(service.router_endpoint, service.pub_endpoint) for _ in range(20)]
         conns = {p: Connection(service.router_endpoint) for p in seats}
         for seat, conn in conns.items():

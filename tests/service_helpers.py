@@ -1,0 +1,46 @@
+"""A real referee service on loopback for the tests (ephemeral or given ports, real SQLite)."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from contextlib import contextmanager
+
+from referee.service import RefereeService
+from referee.session import GameSession
+from referee.store import EventStore
+
+
+def free_port_pair() -> int:
+    """A port p with p and p + 1 free (the CLI finds updates on the command port + 1)."""
+    for _ in range(200):
+        with socket.socket() as a:
+            a.bind(("127.0.0.1", 0))
+            port = a.getsockname()[1]
+            with socket.socket() as b:
+                try:
+                    b.bind(("127.0.0.1", port + 1))
+                except OSError:
+                    continue
+            return port
+    raise RuntimeError("no two consecutive free ports on loopback")
+
+
+@contextmanager
+def running_referee(game: str, config: dict, tmp_path, seed: int = 1, port: int | None = None, keydir=None):
+    store = EventStore(tmp_path / f"{game}.sqlite")
+    session = GameSession.start(game, config, seed, store)
+    if port is None:
+        router, pub = "tcp://127.0.0.1:*", "tcp://127.0.0.1:*"
+    else:
+        router, pub = f"tcp://127.0.0.1:{port}", f"tcp://127.0.0.1:{port + 1}"
+    service = RefereeService(session, router, pub, keydir=keydir, heartbeat_s=0.2)
+    thread = threading.Thread(target=service.serve, daemon=True)
+    thread.start()
+    try:
+        yield service
+    finally:
+        service.stop()
+        thread.join(5)
+        service.close()
+        store.close()
