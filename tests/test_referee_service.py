@@ -233,3 +233,27 @@ def test_many_subscribers_and_players_lose_and_duplicate_nothing(tmp_path):
             assert mirror.state == service.session.public_state()
             seqs = [s for s, _ in mirror.events]
             assert len(seqs) == len(set(seqs))
+
+
+def test_a_subscriber_that_drops_off_and_reconnects_resyncs_by_snapshot(tmp_path):
+    with running_referee("theplan", {"seats": PLAN_SEATS}, tmp_path) as service:
+        mirror = StateMirror(service.router_endpoint, service.pub_endpoint)
+        conns = {p: Connection(service.router_endpoint) for p in PLAN_SEATS}
+        for seat, conn in conns.items():
+            conn.join(seat)
+        rng = random.Random(9)
+        play_random(service, conns, rng, 10)
+        drain(mirror, service)
+        # The display's network goes away: its SUB socket is gone while the game moves on.
+        mirror.sub.disconnect(service.pub_endpoint)
+        missed_from = mirror.seq
+        play_random(service, conns, rng, 15)
+        assert service.session.seq > missed_from + 1
+        mirror.sub.connect(service.pub_endpoint)
+        time.sleep(0.3)
+        resyncs = mirror.resyncs
+        play_random(service, conns, rng, 5)
+        drain(mirror, service)
+        assert mirror.resyncs > resyncs, "the gap in seq should have triggered a new snapshot"
+        assert mirror.state == service.session.public_state()
+        assert mirror.seq == service.session.seq

@@ -136,6 +136,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"  updates  (PUB):    {service.pub_endpoint}")
     print(f"  seats: {', '.join(session.seats())}")
     print(f"  connect a player:  tabletop client --connect {service.router_endpoint} --player SEAT")
+    print(f"  connect a display: tabletop display overview --connect {service.router_endpoint}")
     if args.secure:
         print(f"  secure: only keys in {args.secure}/public may connect; each acts only for its own seat")
     else:
