@@ -250,3 +250,27 @@ def test_real_photo_cards_found_and_envelopes_rejected():
     assert len(reading.cards) == 8  # 8 SET cards; the two envelopes are not cards
     areas = [abs(cv2.contourArea(np.array(c.corners_px, np.float32))) for c in reading.cards]
     assert max(areas) < 1.5 * min(areas)
+
+
+def test_face_and_pawn_seen_once_then_covered_are_confirmed():
+    """At two frames a second a card may show its new face, with a pawn on it, in one frame only
+    before a hand covers it (a Trapdoor flipped, then destroyed): nothing contradicts what was
+    seen last, so the flip and the pawn's move are confirmed while the hand is over them."""
+    cam = Camera.for_resolution("720p", pose=CAM.pose)
+    r = Renderer(cam, PRESETS["green_felt"])
+    reader = FrameReader(table=TableMap.from_homography(cam.image_to_table))
+    tracker = Tracker()  # default confirm_s 0.5 s; frames 0.5 s apart
+    a, b = Card(1, "Bomb", (520, 400), 0, False), Card(2, "Trapdoor", (640, 400), 0, False)
+    before = Scene(cards=(a, b), pawns=(Pawn("p", "red", (520, 400), 1),))
+    landed = Scene(cards=(a, b.flipped(True)), pawns=(Pawn("p", "red", (640, 400), 2),))
+    covered = landed.replace(hands=(Hand(tip_mm=(640, 460), from_mm=(640, -100), height_mm=60),))
+    events = []
+    for i, scene in enumerate([before] * 3 + [landed] + [covered] * 2):
+        img = r.render(scene, i).image
+        obs = tracker.update(reader.read(img), img, i, i * 0.5)
+        events += [(e.kind, e.frame, e.card_id, e.name, e.to_card) for e in obs.events]
+    placed = {e[2] for e in events if e[0] == "placed"}
+    assert len(placed) == 2, events
+    later = [e for e in events if e[1] >= 3]  # before: the cards placed, the pawn settled on one
+    assert [(k, f) for k, f, *_ in later] == [("flipped", 4), ("pawn_moved", 4)], events
+    assert later[0][3] == "Trapdoor" and later[1][4] == later[0][2]

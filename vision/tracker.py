@@ -108,6 +108,7 @@ class Tracker:
             if not t.placed:
                 continue  # never confirmed: forget it quietly
             t.hidden = True
+            self._confirm_face_while_hidden(t, frame, time_s, events)
             if self._table_shows(t, lab):
                 t.clear_since_s = time_s if t.clear_since_s is None else t.clear_since_s
                 if time_s - t.clear_since_s >= s.confirm_s:
@@ -181,6 +182,21 @@ class Tracker:
         else:
             t.pending_face = None
 
+    def _confirm_face_while_hidden(
+        self, t: _Track, frame: int, time_s: float, events: list[VisionEvent]
+    ) -> None:
+        """A card out of sight (a hand over it) keeps the face it last showed: nothing contradicts
+        it, so a new face seen once and then covered is confirmed after `confirm_s` as if seen.
+        At a few frames a second a card may show its new face in a single frame before a hand
+        takes it away (a Trapdoor flipped and destroyed)."""
+        if t.pending_face is None or time_s - t.pending_face[2] < self.settings.confirm_s:
+            return
+        face, name, _ = t.pending_face
+        flipped = face != t.face
+        t.face, t.name, t.pending_face = face, name, None
+        if flipped:
+            events.append(VisionEvent("flipped", frame, time_s, t.id, face=t.face, name=t.name))
+
     def _moved(self, t: _Track, c: CardSeen) -> bool:
         if t.anchor is None:
             return False
@@ -247,6 +263,26 @@ class Tracker:
         for color, pt in self._pawns.items():
             if color not in seen_colors:
                 pt.hidden = True
+                # Out of sight after it was seen standing on a new card: nothing says it left, so
+                # it stands there (as a covered card stays put). A pawn last seen off the cards
+                # is being carried and moves nothing.
+                if (
+                    pt.pending is not None
+                    and pt.pending[0] is not None
+                    and time_s - pt.pending[1] >= s.confirm_s
+                ):
+                    events.append(
+                        VisionEvent(
+                            "pawn_moved",
+                            frame,
+                            time_s,
+                            None,
+                            pawn=color,
+                            from_card=pt.card_id,
+                            to_card=pt.pending[0],
+                        )
+                    )
+                    pt.card_id, pt.pending = pt.pending[0], None
 
 
 def _short_px(p: np.ndarray) -> float:
