@@ -44,7 +44,9 @@ STEP_COMMANDS = {
 
 
 def now_iso() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
+    # Microseconds kept: a step's date also identifies the run a later step was fitted on, and
+    # two steps within one second (a script, a test) must not look like the same run.
+    return _dt.datetime.now(_dt.timezone.utc).isoformat()
 
 
 @dataclass
