@@ -274,3 +274,14 @@ def test_face_and_pawn_seen_once_then_covered_are_confirmed():
     later = [e for e in events if e[1] >= 3]  # before: the cards placed, the pawn settled on one
     assert [(k, f) for k, f, *_ in later] == [("flipped", 4), ("pawn_moved", 4)], events
     assert later[0][3] == "Trapdoor" and later[1][4] == later[0][2]
+
+
+@pytest.mark.parametrize("name", ["Supply Drop", "Rocket Boots", "Teleporter"])
+def test_face_under_a_pawn_is_named(name):
+    """A pawn standing on a card hides the art that tells cards of one kind apart (they share the
+    frame): the face is still named from what the pawn leaves uncovered."""
+    pawns = [Pawn("p", color, (560, 400), 1) for color in ("blue",)]
+    for pawn in pawns:
+        f = _render([Card(1, name, (560, 400), 4, True)], "green_felt", pawns=[pawn])
+        (card,) = _reader().read(f.image).cards
+        assert (card.face, card.name) == ("up", name), pawn.color

@@ -27,6 +27,11 @@ BACK_MATCH = 0.55
 FACE_MATCH = 0.6
 # A back farther than this is surely not the back: the card is face up even if its face is unknown.
 NOT_BACK = 0.85
+# A partly covered card: a pixel farther than COVER_PX from every face is the cover; at least
+# MIN_UNCOVERED of the card must remain, and the best face must beat the next by COVER_MARGIN.
+COVER_PX = 0.8
+MIN_UNCOVERED = 0.6
+COVER_MARGIN = 0.85
 
 
 def upright_corners(corners_px: np.ndarray, upside_down: bool = False) -> np.ndarray:
@@ -55,18 +60,30 @@ def rectify(image: np.ndarray, corners_px: np.ndarray, size: tuple[int, int] = S
     )
 
 
-def descriptor(card_img: np.ndarray) -> np.ndarray:
-    """Normalised Lab image (DESC_SIZE, float32) of an upright card image."""
+def _lab(card_img: np.ndarray) -> np.ndarray:
+    """Lab image (DESC_SIZE, float32, not normalised) of an upright card image."""
     h, w = card_img.shape[:2]
     mx, my = int(round(w * MARGIN)), int(round(h * MARGIN))
     inner = card_img[my : h - my, mx : w - mx]
     small = cv2.resize(inner, DESC_SIZE, interpolation=cv2.INTER_AREA)
-    lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab).astype(np.float32)
-    lab -= lab.reshape(-1, 3).mean(axis=0)
+    return cv2.cvtColor(small, cv2.COLOR_BGR2Lab).astype(np.float32)
+
+
+def _normalise(lab: np.ndarray, use: np.ndarray | None = None) -> np.ndarray:
+    """`lab` with each axis normalised (mean and spread) over the pixels `use` (all if None)."""
+    lab = lab.copy()
+    ref = lab.reshape(-1, 3) if use is None else lab.reshape(-1, 3)[use.ravel()]
+    lab -= ref.mean(axis=0)
+    ref = ref - ref.mean(axis=0)
     # One spread for the lightness, one shared by the two colour axes (a grey card keeps grey).
-    lab[..., 0] /= lab[..., 0].std() + 4.0
-    lab[..., 1:] /= lab[..., 1:].std() + 4.0
+    lab[..., 0] /= ref[:, 0].std() + 4.0
+    lab[..., 1:] /= ref[:, 1:].std() + 4.0
     return lab
+
+
+def descriptor(card_img: np.ndarray) -> np.ndarray:
+    """Normalised Lab image (DESC_SIZE, float32) of an upright card image."""
+    return _normalise(_lab(card_img))
 
 
 def distance(a: np.ndarray, b: np.ndarray) -> float:
@@ -91,6 +108,7 @@ class FaceLibrary:
         self.back: np.ndarray | None = None  # stored upright image
         self.faces: dict[str, np.ndarray] = {}
         self._desc: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._lab: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # the same, not normalised
         self._back_desc: tuple[np.ndarray, np.ndarray] | None = None
 
     # ---- building ------------------------------------------------------------------------------
@@ -103,6 +121,8 @@ class FaceLibrary:
             raise ValueError("a card face needs a name")
         self.faces[name] = _store(card_img)
         self._desc[name] = _both(self.faces[name])
+        img = self.faces[name]
+        self._lab[name] = (_lab(img), _lab(cv2.rotate(img, cv2.ROTATE_180)))
 
     def enroll(self, name: str, photo: np.ndarray, detector=None) -> None:
         """Learn one card from a photo of it alone on the table (or a tight scan of it).
@@ -158,7 +178,8 @@ class FaceLibrary:
 
     # ---- reading -------------------------------------------------------------------------------
     def read(self, image: np.ndarray, corners_px: np.ndarray) -> FaceReading:
-        d = descriptor(rectify(image, corners_px, (DESC_SIZE[0] * 3, DESC_SIZE[1] * 3)))
+        lab = _lab(rectify(image, corners_px, (DESC_SIZE[0] * 3, DESC_SIZE[1] * 3)))
+        d = _normalise(lab)
         back_d = min(distance(d, b) for b in self._back_desc) if self._back_desc else np.inf
         best, best_d, flip = None, np.inf, False
         for name, (up, down) in self._desc.items():
@@ -170,8 +191,40 @@ class FaceLibrary:
         if best_d < FACE_MATCH and best_d < back_d:
             return FaceReading("up", best, back_d, best_d, flip)
         if back_d > NOT_BACK or self._back_desc is None:
+            # Surely face up, but no face is close: something covers part of it (a pawn on it).
+            name, d_occ, flip = self._read_covered(lab)
+            if name is not None:
+                return FaceReading("up", name, back_d, d_occ, flip)
             return FaceReading("up", None, back_d, best_d, False)
         return FaceReading("unknown", None, back_d, best_d, False)
+
+    def _read_covered(self, lab: np.ndarray) -> tuple[str | None, float, bool]:
+        """The face of a card partly covered by something no enrolled face explains (a pawn, a
+        die). Pixels no face comes near are the cover: they are left out, also of each image's
+        mean and spread (a big blue pawn shifts them), and the faces compared again on the rest.
+        The nearest face counts only if clearly nearer than the next (cards of one kind share
+        their frame and differ in the art and title)."""
+        if len(self._lab) < 2:
+            return None, np.inf, False
+        d = _normalise(lab)
+        cands = []
+        for name, (up, down) in self._desc.items():
+            flip = distance(d, down) < distance(d, up)
+            per_px = np.sqrt(((d - (down if flip else up)) ** 2).sum(axis=2))
+            cands.append((name, flip, per_px))
+        explained = np.min([c[2] for c in cands], axis=0) < COVER_PX
+        if explained.mean() < MIN_UNCOVERED:
+            return None, np.inf, False
+        d = _normalise(lab, explained)
+        scores = []
+        for name, flip, _ in cands:
+            ref = _normalise(self._lab[name][1 if flip else 0], explained)
+            scores.append((float(np.sqrt(((d - ref) ** 2).sum(axis=2))[explained].mean()), name, flip))
+        scores.sort()
+        (best, name, flip), (second, _, _) = scores[0], scores[1]
+        if best < FACE_MATCH and best < COVER_MARGIN * second:
+            return name, best, flip
+        return None, best, False
 
 
 def _store(card_img: np.ndarray) -> np.ndarray:

@@ -242,47 +242,37 @@ class Tracker:
                 self._pawns[p.color] = _PawnTrack(p.color, p.center_px, p.center_mm, card_id)
                 continue
             pt.center_px, pt.center_mm, pt.hidden = p.center_px, p.center_mm, False
-            if card_id != pt.card_id:
-                if pt.pending is None or pt.pending[0] != card_id:
-                    pt.pending = (card_id, time_s)
-                elif time_s - pt.pending[1] >= s.confirm_s:
-                    events.append(
-                        VisionEvent(
-                            "pawn_moved",
-                            frame,
-                            time_s,
-                            None,
-                            pawn=p.color,
-                            from_card=pt.card_id,
-                            to_card=card_id,
-                        )
-                    )
-                    pt.card_id, pt.pending = card_id, None
-            else:
+            if card_id is None and pt.pending is not None and pt.pending[0] is not None:
+                # Seen off the cards (carried, or something of its colour passing by) after it
+                # was seen standing on a new card: that says nothing against where it stood.
+                self._pawn_stays(pt, frame, time_s, events)
+            elif card_id == pt.card_id:
                 pt.pending = None
+            elif pt.pending is None or pt.pending[0] != card_id:
+                pt.pending = (card_id, time_s)
+            elif time_s - pt.pending[1] >= s.confirm_s:
+                self._pawn_settled(pt, frame, time_s, events)
         for color, pt in self._pawns.items():
             if color not in seen_colors:
                 pt.hidden = True
                 # Out of sight after it was seen standing on a new card: nothing says it left, so
-                # it stands there (as a covered card stays put). A pawn last seen off the cards
-                # is being carried and moves nothing.
-                if (
-                    pt.pending is not None
-                    and pt.pending[0] is not None
-                    and time_s - pt.pending[1] >= s.confirm_s
-                ):
-                    events.append(
-                        VisionEvent(
-                            "pawn_moved",
-                            frame,
-                            time_s,
-                            None,
-                            pawn=color,
-                            from_card=pt.card_id,
-                            to_card=pt.pending[0],
-                        )
-                    )
-                    pt.card_id, pt.pending = pt.pending[0], None
+                # it stands there (as a covered card stays put).
+                if pt.pending is not None and pt.pending[0] is not None:
+                    self._pawn_stays(pt, frame, time_s, events)
+
+    def _pawn_stays(self, pt: _PawnTrack, frame: int, time_s: float, events: list[VisionEvent]) -> None:
+        """No sighting contradicts the pawn's pending place: confirm it once `confirm_s` passed."""
+        assert pt.pending is not None
+        if time_s - pt.pending[1] >= self.settings.confirm_s:
+            self._pawn_settled(pt, frame, time_s, events)
+
+    def _pawn_settled(self, pt: _PawnTrack, frame: int, time_s: float, events: list[VisionEvent]) -> None:
+        assert pt.pending is not None
+        to = pt.pending[0]
+        events.append(
+            VisionEvent("pawn_moved", frame, time_s, None, pawn=pt.color, from_card=pt.card_id, to_card=to)
+        )
+        pt.card_id, pt.pending = to, None
 
 
 def _short_px(p: np.ndarray) -> float:
