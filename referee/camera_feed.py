@@ -464,7 +464,8 @@ class CameraFeed:
 
     def _remember_places(self, spaces: list[str], state: dict[str, Any]) -> None:
         for s in spaces:
-            if s not in self._places:
+            if self._places.get(s) is None:
+                # A place under a hand is looked at again later, not remembered as empty.
                 card = self._card_at(s, state)
                 self._places[s] = None if card is None else (card.id, card.face, card.name)
 

@@ -276,12 +276,19 @@ def test_face_and_pawn_seen_once_then_covered_are_confirmed():
     assert later[0][3] == "Trapdoor" and later[1][4] == later[0][2]
 
 
-@pytest.mark.parametrize("name", ["Supply Drop", "Rocket Boots", "Teleporter"])
-def test_face_under_a_pawn_is_named(name):
+@pytest.mark.parametrize(
+    ("name", "color"),
+    [
+        ("Supply Drop", "blue"),  # the sample's Fyre on her Supply Drop: no face was near
+        ("Rocket Boots", "blue"),
+        ("Teleporter", "blue"),
+        ("Switch", "green"),  # read as Control Panel: the pawn's dark base looks like its panel
+        ("Rocket Boots", "green"),  # read as Supply Drop: a green pawn looks like its parachute
+    ],
+)
+def test_face_under_a_pawn_is_named(name, color):
     """A pawn standing on a card hides the art that tells cards of one kind apart (they share the
     frame): the face is still named from what the pawn leaves uncovered."""
-    pawns = [Pawn("p", color, (560, 400), 1) for color in ("blue",)]
-    for pawn in pawns:
-        f = _render([Card(1, name, (560, 400), 4, True)], "green_felt", pawns=[pawn])
-        (card,) = _reader().read(f.image).cards
-        assert (card.face, card.name) == ("up", name), pawn.color
+    f = _render([Card(1, name, (560, 400), 4, True)], "green_felt", pawns=[Pawn("p", color, (560, 400), 1)])
+    (card,) = _reader().read(f.image).cards
+    assert (card.face, card.name) == ("up", name)

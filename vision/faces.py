@@ -30,8 +30,12 @@ NOT_BACK = 0.85
 # A partly covered card: a pixel farther than COVER_PX from every face is the cover; at least
 # MIN_UNCOVERED of the card must remain, and the best face must beat the next by COVER_MARGIN.
 COVER_PX = 0.8
+COVER_CAP = 1.5  # per-pixel distance cap in that comparison
 MIN_UNCOVERED = 0.6
-COVER_MARGIN = 0.85
+COVER_MATCH = 0.75
+COVER_MARGIN = 0.98
+# The nearest face must beat the next by this ratio to be read at once; else look again as above.
+AMBIGUOUS = 0.85
 
 
 def upright_corners(corners_px: np.ndarray, upside_down: bool = False) -> np.ndarray:
@@ -181,20 +185,24 @@ class FaceLibrary:
         lab = _lab(rectify(image, corners_px, (DESC_SIZE[0] * 3, DESC_SIZE[1] * 3)))
         d = _normalise(lab)
         back_d = min(distance(d, b) for b in self._back_desc) if self._back_desc else np.inf
-        best, best_d, flip = None, np.inf, False
+        ranked = []
         for name, (up, down) in self._desc.items():
             du, dd = distance(d, up), distance(d, down)
-            if min(du, dd) < best_d:
-                best, best_d, flip = name, min(du, dd), dd < du
+            ranked.append((min(du, dd), name, dd < du))
+        ranked.sort()
+        best_d, best, flip = ranked[0] if ranked else (np.inf, None, False)
+        second_d = ranked[1][0] if len(ranked) > 1 else np.inf
         if back_d < BACK_MATCH and back_d < best_d:
             return FaceReading("down", None, back_d, best_d, False)
-        if best_d < FACE_MATCH and best_d < back_d:
-            return FaceReading("up", best, back_d, best_d, flip)
-        if back_d > NOT_BACK or self._back_desc is None:
-            # Surely face up, but no face is close: something covers part of it (a pawn on it).
-            name, d_occ, flip = self._read_covered(lab)
+        surely_up = back_d > NOT_BACK or self._back_desc is None
+        if (best_d < FACE_MATCH and best_d < back_d) or surely_up:
+            if best_d < FACE_MATCH and best_d < AMBIGUOUS * second_d:
+                return FaceReading("up", best, back_d, best_d, flip)
+            # No face close, or two nearly as close: something covers part of the card (a pawn
+            # on it hides the art that tells it from its look-alikes). Look again without it.
+            name, d_cov, flip = self._read_covered(lab)
             if name is not None:
-                return FaceReading("up", name, back_d, d_occ, flip)
+                return FaceReading("up", name, back_d, d_cov, flip)
             return FaceReading("up", None, back_d, best_d, False)
         return FaceReading("unknown", None, back_d, best_d, False)
 
@@ -219,10 +227,12 @@ class FaceLibrary:
         scores = []
         for name, flip, _ in cands:
             ref = _normalise(self._lab[name][1 if flip else 0], explained)
-            scores.append((float(np.sqrt(((d - ref) ** 2).sum(axis=2))[explained].mean()), name, flip))
+            # Capped per pixel: what the cover leaves unexplained costs every face alike.
+            per_px = np.minimum(np.sqrt(((d - ref) ** 2).sum(axis=2)), COVER_CAP)
+            scores.append((float(per_px[explained].mean()), name, flip))
         scores.sort()
         (best, name, flip), (second, _, _) = scores[0], scores[1]
-        if best < FACE_MATCH and best < COVER_MARGIN * second:
+        if best < COVER_MATCH and best < COVER_MARGIN * second:
             return name, best, flip
         return None, best, False
 
