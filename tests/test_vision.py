@@ -292,3 +292,30 @@ def test_face_under_a_pawn_is_named(name, color):
     f = _render([Card(1, name, (560, 400), 4, True)], "green_felt", pawns=[Pawn("p", color, (560, 400), 1)])
     (card,) = _reader().read(f.image).cards
     assert (card.face, card.name) == ("up", name)
+
+
+def test_pawn_seen_once_on_a_card_then_carried_off_has_moved_there():
+    """Seen standing on a card in one frame, then seen in the air off the cards (lifted again, as
+    Z-Mask's pawn falling from the Trapdoor): the sighting off the cards says nothing against
+    where it stood, so the move onto the card is confirmed."""
+    cam = Camera.for_resolution("720p", pose=CAM.pose)
+    r = Renderer(cam, PRESETS["green_felt"])
+    reader = FrameReader(table=TableMap.from_homography(cam.image_to_table))
+    tracker = Tracker()  # default confirm_s 0.5 s; frames 0.5 s apart
+    cards = (Card(1, "Bomb", (520, 400), 0, False), Card(2, "Bomb", (640, 400), 0, False))
+    on = [
+        Scene(cards=cards, pawns=(Pawn("p", "red", xy, card),))
+        for xy, card in [((520, 400), 1), ((640, 400), 2)]
+    ]
+    carried = Scene(cards=cards, pawns=(Pawn("p", "red", (700, 300), None, height_mm=40),))
+    moves = []
+    for i, scene in enumerate([on[0]] * 4 + [on[1]] + [carried] * 2):
+        img = r.render(scene, i).image
+        reading = reader.read(img)
+        if i >= 5:
+            assert [p.card for p in reading.pawns if p.color == "red"] == [None]  # seen, off the cards
+        obs = tracker.update(reading, img, i, i * 0.5)
+        moves += [(e.frame, e.from_card, e.to_card) for e in obs.events if e.kind == "pawn_moved"]
+    a = next(c.id for c in obs.cards if abs(np.mean(c.corners_mm, axis=0)[0] - 520) < 10)
+    b = next(c.id for c in obs.cards if abs(np.mean(c.corners_mm, axis=0)[0] - 640) < 10)
+    assert moves[-1] == (5, a, b), moves
