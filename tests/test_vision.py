@@ -319,3 +319,26 @@ def test_pawn_seen_once_on_a_card_then_carried_off_has_moved_there():
     a = next(c.id for c in obs.cards if abs(np.mean(c.corners_mm, axis=0)[0] - 520) < 10)
     b = next(c.id for c in obs.cards if abs(np.mean(c.corners_mm, axis=0)[0] - 640) < 10)
     assert moves[-1] == (5, a, b), moves
+
+
+def test_sleeve_the_colour_of_the_cloth_over_a_card_does_not_remove_it():
+    """An arm in a green sleeve reaching across a green cloth covers a card and the band around
+    it: the card's place looks like 'cloth', but the band is not the cloth it was, so the card is
+    hidden, not removed (the sample's Monster Nash reaching for the Trophy)."""
+    cam = Camera.for_resolution("720p", pose=CAM.pose)
+    r = Renderer(cam, PRESETS["green_felt"])
+    reader = FrameReader(table=TableMap.from_homography(cam.image_to_table))
+    tracker = Tracker()
+    base = Scene(cards=(Card(1, "Bomb", (560, 250), 0, False),))
+    arm = Hand(tip_mm=(560, 950), from_mm=(560, -300), height_mm=35, sleeve=(40, 110, 60))
+    covered = base.replace(hands=(arm,))
+    events = []
+    for i, scene in enumerate([base] * 3 + [covered] * 4 + [base] * 2):
+        img = r.render(scene, i).image
+        reading = reader.read(img)
+        if scene is covered:
+            assert reading.cards == ()  # the sleeve hides the card
+        obs = tracker.update(reading, img, i, i * 0.5)
+        events += [(e.kind, e.frame, e.card_id) for e in obs.events]
+    assert [k for k, *_ in events] == ["placed"], events
+    assert [c.id for c in obs.cards if not c.hidden] == [events[0][2]]

@@ -31,6 +31,9 @@ class TrackerSettings:
     move_px: float = 6.0  # without a calibration
     match_fraction: float = 0.6  # a detection matches a track within this share of a card's short edge
     clear_tol: float = 14.0  # Lab distance under which two colours are "the same surface"
+    # ... and under which the band around a card is unchanged since it was last seen: tighter,
+    # since a sleeve close to the cloth's colour over card and band must not pass for the cloth.
+    ring_tol: float = 8.0
     # A move counts only on a clean outline (detector score): a card half under a hand is fitted
     # less well, and its outline must not pass for a move.
     clean_score: float = 0.9
@@ -218,7 +221,7 @@ class Tracker:
         if ring is None or inside is None:
             return False
         tol = self.settings.clear_tol
-        ring_same = float(np.linalg.norm(ring - t.ring_lab)) < tol
+        ring_same = float(np.linalg.norm(ring - t.ring_lab)) < self.settings.ring_tol
         looks_table = float(np.linalg.norm(inside - ring)) < tol
         return ring_same and looks_table
 
