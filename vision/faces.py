@@ -36,6 +36,15 @@ COVER_MATCH = 0.75
 COVER_MARGIN = 0.98
 # The nearest face must beat the next by this ratio to be read at once; else look again as above.
 AMBIGUOUS = 0.85
+# Look-alikes (one kind share frame and colours) differ most in their printed name, at the top and
+# again upside down at the bottom, as most card games print it. These bands (fractions of the
+# card's height) are compared sharper, on lightness only; faces nearer than NAME_RIVAL x the
+# nearest are the rivals; the best name must beat the next by NAME_MARGIN.
+NAME_BANDS = ((0.05, 0.21), (0.79, 0.95))
+NAME_SIZE = (96, 134)  # width, height of the card image the names are compared on
+NAME_SHIFT = 2  # px (at NAME_SIZE) of misplaced corners the comparison allows for
+NAME_RIVAL = 1.35
+NAME_MARGIN = 0.9
 
 
 def upright_corners(corners_px: np.ndarray, upside_down: bool = False) -> np.ndarray:
@@ -114,6 +123,7 @@ class FaceLibrary:
         self._desc: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._lab: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # the same, not normalised
         self._back_desc: tuple[np.ndarray, np.ndarray] | None = None
+        self._names: dict[str, tuple[list[np.ndarray], list[np.ndarray]]] = {}  # name bands, both ways
 
     # ---- building ------------------------------------------------------------------------------
     def set_back(self, card_img: np.ndarray) -> None:
@@ -127,6 +137,7 @@ class FaceLibrary:
         self._desc[name] = _both(self.faces[name])
         img = self.faces[name]
         self._lab[name] = (_lab(img), _lab(cv2.rotate(img, cv2.ROTATE_180)))
+        self._names[name] = (_name_bands(img), _name_bands(cv2.rotate(img, cv2.ROTATE_180)))
 
     def enroll(self, name: str, photo: np.ndarray, detector=None) -> None:
         """Learn one card from a photo of it alone on the table (or a tight scan of it).
@@ -196,6 +207,13 @@ class FaceLibrary:
             return FaceReading("down", None, back_d, best_d, False)
         surely_up = back_d > NOT_BACK or self._back_desc is None
         if (best_d < FACE_MATCH and best_d < back_d) or surely_up:
+            # Look-alikes (a pawn on one can make it look like another): the printed name decides.
+            rivals = [(n, f) for dist, n, f in ranked[:4] if dist < NAME_RIVAL * best_d]
+            if len(rivals) > 1 and best_d < COVER_MATCH:
+                named = self._read_names(rectify(image, corners_px, NAME_SIZE), rivals)
+                if named is not None:
+                    d_named = next(dist for dist, n, _ in ranked if n == named[0])
+                    return FaceReading("up", named[0], back_d, d_named, named[1])
             if best_d < FACE_MATCH and best_d < AMBIGUOUS * second_d:
                 return FaceReading("up", best, back_d, best_d, flip)
             # No face close, or two nearly as close: something covers part of the card (a pawn
@@ -205,6 +223,21 @@ class FaceLibrary:
                 return FaceReading("up", name, back_d, d_cov, flip)
             return FaceReading("up", None, back_d, best_d, False)
         return FaceReading("unknown", None, back_d, best_d, False)
+
+    def _read_names(self, card_img: np.ndarray, rivals: list[tuple[str, bool]]) -> tuple[str, bool] | None:
+        """Which of the `rivals` (name, upside down) the card is, by the printed name alone. The
+        name is printed twice (top, and upside down at the bottom), and a pawn or a finger seldom
+        covers both: each face counts its better band."""
+        if len(rivals) < 2:
+            return None
+        seen = _name_bands(card_img, sharp=False)
+        scores = []
+        for name, flip in rivals:
+            bands = self._names[name][1 if flip else 0]
+            scores.append((min(_band_distance(s, b) for s, b in zip(seen, bands)), name, flip))
+        scores.sort()
+        (best, name, flip), (second, _, _) = scores[0], scores[1]
+        return (name, flip) if best < NAME_MARGIN * second else None
 
     def _read_covered(self, lab: np.ndarray) -> tuple[str | None, float, bool]:
         """The face of a card partly covered by something no enrolled face explains (a pawn, a
@@ -245,6 +278,34 @@ def _store(card_img: np.ndarray) -> np.ndarray:
     if w > h:
         img = cv2.rotate(img, cv2.ROTATE_90_CLOCKWISE)
     return cv2.resize(img, STORE_SIZE, interpolation=cv2.INTER_AREA)
+
+
+def _name_bands(card_img: np.ndarray, sharp: bool = True) -> list[np.ndarray]:
+    """The name bands (lightness, float32) of an upright card image, at NAME_SIZE. An enrolled
+    (`sharp`) image is blurred a little, as a camera sees a card this small."""
+    img = cv2.resize(card_img, NAME_SIZE, interpolation=cv2.INTER_AREA)
+    light = cv2.cvtColor(img, cv2.COLOR_BGR2Lab)[..., 0].astype(np.float32)
+    if sharp:
+        light = cv2.GaussianBlur(light, (0, 0), 0.8)
+    h, w = light.shape
+    mx = int(round(w * MARGIN))
+    return [light[int(a * h) : int(b * h), mx : w - mx] for a, b in NAME_BANDS]
+
+
+def _band_distance(seen: np.ndarray, enrolled: np.ndarray) -> float:
+    """Mean difference of two name bands, each normalised (mean and spread), at the best of small
+    shifts (corners found a pixel or two off). Not trimmed: the letters, a small part of the band,
+    are what differs."""
+    s = NAME_SHIFT
+    ref = enrolled[s:-s, s:-s]
+    ref = (ref - ref.mean()) / (ref.std() + 4.0)
+    best = np.inf
+    for dy in range(2 * s + 1):
+        for dx in range(2 * s + 1):
+            win = seen[dy : dy + ref.shape[0], dx : dx + ref.shape[1]]
+            win = (win - win.mean()) / (win.std() + 4.0)
+            best = min(best, float(np.abs(win - ref).mean()))
+    return best
 
 
 def _both(img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
