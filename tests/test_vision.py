@@ -342,3 +342,25 @@ def test_sleeve_the_colour_of_the_cloth_over_a_card_does_not_remove_it():
         events += [(e.kind, e.frame, e.card_id) for e in obs.events]
     assert [k for k, *_ in events] == ["placed"], events
     assert [c.id for c in obs.cards if not c.hidden] == [events[0][2]]
+
+
+# The sample game's camera: far and steep, a card ~80 px wide, its name ~5 px tall.
+FAR_CAM = Camera.for_resolution(
+    "1080p", pose=CameraPose(height_mm=1100.0, tilt_deg=33.0, target_mm=(600.0, 320.0))
+)
+
+
+@pytest.mark.parametrize("color", ["red", "blue", "yellow", "green"])
+@pytest.mark.parametrize("name", ["Rocket Boots", "Supply Drop", "Teleporter"])
+def test_look_alike_under_a_pawn_named_by_its_printed_name(name, color):
+    """Seen from afar, a pawn on a prize card hides its icon and can look like a look-alike's art
+    (a green pawn like Supply Drop's parachute, a red one like Rocket Boots' boot - the sample's
+    round 4). The name, printed at both ends, still tells them apart."""
+    reader = FrameReader(table=TableMap.from_homography(FAR_CAM.image_to_table))
+    scene = Scene(cards=(Card(1, name, (600, 450), 8, True),), pawns=(Pawn("p", color, (600, 450), 1),))
+    img = Renderer(FAR_CAM, PRESETS["green_felt"]).render(scene, 0).image
+    reading = reader.read(img)
+    assert [(c.face, c.name) for c in reading.cards] == [("up", name)]
+    # The pawn is seen on the card (its likeliest sighting, the biggest, comes first).
+    assert {p.color for p in reading.pawns} == {color}
+    assert reading.pawns[0].card == 0

@@ -43,7 +43,7 @@ AMBIGUOUS = 0.85
 NAME_BANDS = ((0.05, 0.21), (0.79, 0.95))
 NAME_SIZE = (96, 134)  # width, height of the card image the names are compared on
 NAME_SHIFT = 2  # px (at NAME_SIZE) of misplaced corners the comparison allows for
-NAME_RIVAL = 1.35
+NAME_RIVAL = 1.5
 NAME_MARGIN = 0.9
 
 
