@@ -13,14 +13,12 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-# Player colours (BGR) as printed on the default pawns (the renderer's).
+from vision.synthetic.scene import PAWN_COLORS
+
+# Player colours (BGR) of the default pawns: the renderer's, as its art is the default deck.
+# White and black are left out: colour alone cannot find them.
 DEFAULT_COLORS: dict[str, tuple[int, int, int]] = {
-    "red": (40, 40, 210),
-    "blue": (200, 90, 30),
-    "yellow": (30, 210, 235),
-    "green": (60, 170, 40),
-    "purple": (160, 50, 130),
-    "orange": (20, 120, 245),
+    name: bgr for name, bgr in PAWN_COLORS.items() if name not in ("white", "black")
 }
 MIN_SATURATION = 150
 MIN_VALUE = 90
