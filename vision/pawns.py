@@ -1,13 +1,23 @@
 """Pawns by colour, each assigned to the card it stands on.
 
-A pawn is a compact blob of a player's colour (saturated, bright enough), of a plausible size
-relative to a card. Printed art can share a player's colour, so on a card whose face (or back) is
-known, colour the enrolled art explains is not a pawn: a pawn is what differs from the art.
+A pawn is a compact, solid blob of a player's colour (saturated, bright enough), of a plausible
+size relative to a card, standing out from what surrounds it. Printed art can share a player's
+colour, so on a card whose face (or back) is known, colour the enrolled art explains is not a
+pawn: a pawn is what differs from the art. Each colour is one pawn: of several blobs of a colour
+the likeliest is reported.
+
+Speed: blobs are looked for on a copy of the frame shrunk so that a card is ~40 px across (a pawn
+~10 px), and only the blob finally reported is measured again at full resolution for where it
+stands. Where a pawn stands is where it touches the table: upright things lean away from the
+point of the image straight below the camera (`camera_nadir_px`), so the foot is the blob's end
+nearest that point - not the bottom of the figure as the picture shows it.
+
 Player colours are configurable (`PawnColors`) and learnable from one frame (`PawnColors.learn`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import cv2
@@ -24,6 +34,17 @@ MIN_SATURATION = 150
 MIN_VALUE = 90
 MAX_HUE_DIST = 12  # OpenCV hue units (0..180)
 MIN_CONTRAST = 30.0  # Lab distance between a pawn and its surroundings
+# Blob size as a fraction of a card's area (a standee seen from above shows little of itself).
+MIN_AREA, MAX_AREA = 0.01, 0.5
+# A card is shrunk to about this many pixels across (its square root of area) to look for blobs.
+SEARCH_CARD_PX = 32.0
+MAX_HOLES = 0.15
+MAX_ASPECT = 6.0  # longest / shortest side of a blob's rotated box
+MIN_SOLIDITY = (
+    0.6  # blob area / its convex hull's  # a ring (printed target, coin) encloses a hole; a pawn is solid
+)
+DEBUG = None
+ART_TOL = 60.0  # BGR distance under which the enrolled art explains a pixel
 
 
 @dataclass
@@ -36,6 +57,22 @@ class PawnColors:
             hsv = cv2.cvtColor(np.uint8([[bgr]]), cv2.COLOR_BGR2HSV)[0, 0]
             out[name] = float(hsv[0])
         return out
+
+    def hue_table(self) -> tuple[list[str], np.ndarray]:
+        """(names, table): table[hue] is 1 + the index of the nearest colour within MAX_HUE_DIST,
+        0 if none - every pixel goes to one colour, so one pawn is not two colours."""
+        names = list(self.colors)
+        hues = np.array([self.hues()[n] for n in names], np.float64).reshape(1, -1)
+        h = np.arange(256, dtype=np.float64).reshape(-1, 1)
+        d = np.abs(h - hues)
+        d = np.minimum(d, 180 - d)
+        table = np.zeros(256, np.uint8)
+        if names:
+            best = d.argmin(axis=1)
+            ok = d[np.arange(256), best] <= MAX_HUE_DIST
+            table[ok] = best[ok] + 1
+        table[180:] = 0
+        return names, table
 
     @classmethod
     def learn(
@@ -57,112 +94,420 @@ class PawnColors:
 @dataclass(frozen=True)
 class PawnSighting:
     color: str
-    center_px: tuple[float, float]  # where it stands (foot of the figure), image pixels
+    center_px: tuple[float, float]  # where it stands (its foot on the table), image pixels
     area_px: float
     card_index: int | None  # index into the frame's cards, None = off the cards
 
 
+# (upright corners of the card in the image - corner 0 -> 1 the top edge of its art -, art image)
+CardArt = tuple[np.ndarray, np.ndarray]
+ArtMask = tuple[tuple[int, int, int, int], np.ndarray]
+
+
 def find_pawns(
     image: np.ndarray,
-    cards_px: list[np.ndarray],
+    cards_px: Sequence[np.ndarray],
     colors: PawnColors | None = None,
-    art_masks: list[tuple[tuple[int, int, int, int], np.ndarray] | None] | None = None,
+    art_masks: Sequence[ArtMask | None] | None = None,
+    arts: Sequence[CardArt | None] | None = None,
+    nadir_px: tuple[float, float] | None = None,
 ) -> list[PawnSighting]:
-    """Pawns in `image`. `cards_px` are the frame's card corners; `art_masks[i]` (ROI, mask of
-    pixels the card's enrolled art explains) removes printed colour from card i."""
+    """Pawns in `image`, at most one per colour. `cards_px` are the frame's card corners.
+
+    Printed colour is removed from card i by `arts[i]` (its upright corners and enrolled art,
+    compared only where a pawn could be) or, the older way, `art_masks[i]` (ROI, mask of the
+    pixels the art explains, from `art_explained_mask`). `nadir_px` is the image point straight
+    below the camera (`camera_nadir_px`); without it the camera is taken to look from the image's
+    bottom edge, as from a player's seat."""
     colors = colors or PawnColors()
-    hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
-    hue, sat, val = hsv[..., 0].astype(np.int16), hsv[..., 1], hsv[..., 2]
-    chroma = (sat >= MIN_SATURATION) & (val >= MIN_VALUE)
-    if art_masks:
-        for item in art_masks:
-            if item is None:
-                continue
-            (x0, y0, x1, y1), explained = item
-            chroma[y0:y1, x0:x1] &= ~explained
-    if cards_px:
-        card_area = float(np.median([abs(cv2.contourArea(c.astype(np.float32))) for c in cards_px]))
+    names, hue_table = colors.hue_table()
+    if not names:
+        return []
+    if image.ndim == 2:
+        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    full_h, full_w = image.shape[:2]
+    cards = [np.asarray(c, np.float32).reshape(4, 2) for c in cards_px]
+    if cards:
+        card_area = float(np.median([abs(cv2.contourArea(c)) for c in cards]))
     else:
-        card_area = image.shape[0] * image.shape[1] / 150.0
-    on_cards = np.zeros(hue.shape, np.uint8)
-    for c in cards_px:
-        cv2.fillPoly(on_cards, [np.round(c).astype(np.int32)], 255)
+        card_area = full_h * full_w / 150.0
+    # Where colour is, on a shrunk copy: one pass over the frame, the rest only there.
+    small, f = _shrink(image, card_area)
+    sh, sw = small.shape[:2]
+    hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
+    cls = cv2.LUT(hsv[..., 0], hue_table)
+    cls[(hsv[..., 1] < MIN_SATURATION) | (hsv[..., 2] < MIN_VALUE)] = 0
+    on_cards = np.zeros((sh, sw), np.uint8)
+    for c in cards:
+        cv2.fillPoly(on_cards, [np.round(c * (16.0 / f)).astype(np.int32)], 255, shift=4)
     off = on_cards == 0
-    n_off = max(int(off.sum()), 1)
-    lab = cv2.cvtColor(image, cv2.COLOR_BGR2Lab).astype(np.float32)
-    out: list[PawnSighting] = []
-    for name, h0 in colors.hues().items():
-        dh = np.abs(hue - h0)
-        dh = np.minimum(dh, 180 - dh)
-        m = (chroma & (dh <= MAX_HUE_DIST)).astype(np.uint8) * 255
-        # A colour the table itself is made of (red-brown wood) is looked for on the cards only.
-        if np.count_nonzero(m[off]) > 0.03 * n_off:
-            m[off] = 0
+    n_off = max(int(np.count_nonzero(off)), 1)
+    # A colour the table itself is made of (red-brown wood) is looked for on the cards only.
+    table_colours = set()
+    counts = np.bincount(cls[off], minlength=len(names) + 1)
+    for k in range(1, len(names) + 1):
+        if counts[k] > 0.03 * n_off:
+            table_colours.add(k)
+            cls[(cls == k) & off] = 0
+    # The frame's light on each card with known art, once over the whole card (a pawn on it
+    # must not bias it).
+    gains: list[np.ndarray | None] = []
+    for i in range(len(cards)):
+        art = arts[i] if arts is not None and i < len(arts) else None
+        gains.append(None if art is None else _card_gain(small, np.asarray(art[0], np.float32) / f, art[1]))
+    any_colour = (cls > 0).astype(np.uint8)
+    any_colour = cv2.dilate(any_colour, np.ones((3, 3), np.uint8))
+    n, _, stats, _ = cv2.connectedComponentsWithStats(any_colour, connectivity=8)
+    min_area = MIN_AREA * card_area
+    max_area = MAX_AREA * card_area
+    found: list[_Blob] = []
+    for j in range(1, n):
+        x, y, w, h, area = (int(v) for v in stats[j])
+        if area * f * f < 0.5 * min_area:
+            continue
+        x0, y0 = max((x - 1) * f, 0), max((y - 1) * f, 0)
+        x1, y1 = min((x + w + 1) * f, full_w), min((y + h + 1) * f, full_h)
+        found += _blobs_in(
+            image,
+            (x0, y0, x1, y1),
+            cards,
+            arts,
+            gains,
+            art_masks,
+            names,
+            hue_table,
+            table_colours,
+            min_area,
+            max_area,
+            nadir_px,
+        )
+    # One pawn seen as two colours (the shaded side of a yellow disc reads orange): the bigger wins.
+    found.sort(key=lambda b: -b.area)
+    kept: list[_Blob] = []
+    for b in found:
+        if all(_apart(b, o) for o in kept):
+            kept.append(b)
+    # One sighting per colour: the likeliest.
+    best: dict[str, _Blob] = {}
+    for b in kept:
+        cur = best.get(b.color)
+        if cur is None or b.rank > cur.rank:
+            best[b.color] = b
+    return [PawnSighting(name, best[name].foot, best[name].area, best[name].card) for name in sorted(best)]
+
+
+def _blobs_in(
+    image, box, cards, arts, gains, art_masks, names, hue_table, table_colours, min_area, max_area, nadir_px
+) -> list[_Blob]:
+    """Pawn-like blobs of each colour in the full-resolution region `box`."""
+    x0, y0, x1, y1 = box
+    roi = image[y0:y1, x0:x1]
+    rh, rw = roi.shape[:2]
+    hsv = cv2.cvtColor(roi, cv2.COLOR_BGR2HSV)
+    cls = cv2.LUT(hsv[..., 0], hue_table)
+    cls[(hsv[..., 1] < MIN_SATURATION) | (hsv[..., 2] < MIN_VALUE)] = 0
+    # Which card each pixel lies on (for the art and the table's own colours), and which
+    # pixels the known art explains.
+    card_of = np.full((rh, rw), -1, np.int16)
+    explained = np.zeros((rh, rw), bool)
+    for i, c in enumerate(cards):
+        q = c - np.array([x0, y0], np.float32)
+        if q[:, 0].max() < 0 or q[:, 1].max() < 0 or q[:, 0].min() >= rw or q[:, 1].min() >= rh:
+            continue
+        inside = np.zeros((rh, rw), np.uint8)
+        cv2.fillPoly(inside, [np.round(q * 16).astype(np.int32)], 255, shift=4)
+        inside = inside > 0
+        card_of[inside] = i
+        art = arts[i] if arts is not None and i < len(arts) else None
+        old = art_masks[i] if art_masks is not None and i < len(art_masks) else None
+        if not cls[inside].any():
+            continue
+        if art is not None:
+            explained |= inside & _explained(
+                roi, np.asarray(art[0], np.float32) - (x0, y0), art[1], gain=gains[i]
+            )
+        elif old is not None:
+            explained |= inside & _crop_mask(old, box)
+    for k in table_colours:
+        cls[(cls == k) & (card_of < 0)] = 0
+    # A pawn on print of its own colour (a yellow disc on a yellow target) is still what the art
+    # does not explain around it: the blob is kept where it is near that unexplained core.
+    reach = max(3, int(round(0.04 * np.sqrt(min_area / MIN_AREA))))
+    near = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
+    out = []
+    for k in np.unique(cls):
+        if k == 0:
+            continue
+        m = (cls == k).astype(np.uint8)
         m = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(m)
-        for k in range(1, n):
-            x, y, w, h, area = stats[k]
-            if not (0.02 * card_area <= area <= 0.5 * card_area):
+        core = m
+        if explained.any():
+            core = cv2.morphologyEx(m & ~explained, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+            m = m & cv2.dilate(core, near)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=8)
+        for j in range(1, n):
+            x, y, w, h, area = (int(v) for v in stats[j])
+            own = labels[y : y + h, x : x + w] == j
+            core_area = int(np.count_nonzero(core[y : y + h, x : x + w][own]))
+            if core_area < max(0.25 * area, 0.5 * min_area):
+                continue  # printed: the art explains nearly all of it
+            info = _judge(roi, m, own, x, y, w, h, area, min_area, max_area)
+            if DEBUG is not None:
+                DEBUG.append((names[k - 1], (x + x0, y + y0, w, h), area, area / (min_area / MIN_AREA), info))
+            if info is None:
                 continue
-            if max(w, h) > 4 * min(w, h) or area < 0.3 * w * h:
-                continue  # a thin strip (a card's printed frame), not a standing figure
-            own = labels[y : y + h, x : x + w] == k
-            # A pawn stands out from what surrounds it; a patch of grain or print does not much.
-            y0, y1 = max(y - h // 2, 0), min(y + h + h // 2, labels.shape[0])
-            x0, x1 = max(x - w // 2, 0), min(x + w + w // 2, labels.shape[1])
-            ring = np.ones((y1 - y0, x1 - x0), bool)
-            ring[y - y0 : y - y0 + h, x - x0 : x - x0 + w] &= ~own
-            ring &= m[y0:y1, x0:x1] == 0
-            if ring.any():
-                inside_lab = lab[y : y + h, x : x + w][own].mean(axis=0)
-                ring_lab = lab[y0:y1, x0:x1][ring].mean(axis=0)
-                if float(np.linalg.norm(inside_lab - ring_lab)) < MIN_CONTRAST:
-                    continue
-            ys, xs = np.nonzero(own)
-            # Where it stands: the bottom of the figure as the camera sees it.
-            bottom = ys >= ys.max() - max(2, 0.15 * h)
-            foot = (float(xs[bottom].mean() + x), float(ys.max() + y - 0.1 * h))
+            solidity, contrast = info
+            pts = np.column_stack(np.nonzero(own)[::-1]).astype(np.float64) + (x + x0, y + y0)
+            foot = _foot(pts, nadir_px)
             on = None
-            for i, c in enumerate(cards_px):
-                if cv2.pointPolygonTest(c.astype(np.float32), foot, False) >= 0:
+            for i, c in enumerate(cards):
+                if cv2.pointPolygonTest(c, foot, False) >= 0:
                     on = i
                     break
-            out.append(PawnSighting(name, foot, float(area), on))
-    # One pawn seen as two colours (the shaded side of a yellow disc reads orange): the bigger wins.
-    out.sort(key=lambda p: -p.area_px)
-    kept: list[PawnSighting] = []
-    for p in out:
-        if all(
-            np.hypot(p.center_px[0] - k.center_px[0], p.center_px[1] - k.center_px[1])
-            > 0.8 * np.sqrt(k.area_px)
-            for k in kept
-        ):
-            kept.append(p)
-    # Per colour, the biggest sighting first: the likeliest pawn.
-    kept.sort(key=lambda p: (p.color, -p.area_px))
-    return kept
+            known = on is not None and (
+                (arts is not None and on < len(arts) and arts[on] is not None)
+                or (art_masks is not None and on < len(art_masks) and art_masks[on] is not None)
+            )
+            at_edge = (
+                x + x0 <= 0 or y + y0 <= 0 or x + x0 + w >= image.shape[1] or y + y0 + h >= image.shape[0]
+            )
+            # How much to trust it: on a card whose art is known (everything else there is
+            # explained) most, then on the bare table, least on unknown art or cut by the edge.
+            tier = 0 if at_edge else (2 if known else (1 if on is None else 0))
+            out.append(_Blob(names[k - 1], foot, float(area), on, tier, solidity))
+    return out
+
+
+@dataclass
+class _Blob:
+    color: str
+    foot: tuple[float, float]
+    area: float
+    card: int | None
+    tier: int
+    solidity: float
+
+    @property
+    def rank(self) -> tuple[int, float]:
+        return (self.tier, self.area * self.solidity)
+
+
+def _apart(a: _Blob, b: _Blob) -> bool:
+    (ax, ay), (bx, by) = a.foot, b.foot
+    return bool(np.hypot(ax - bx, ay - by) > 0.8 * np.sqrt(max(a.area, b.area)))
+
+
+def _shrink(image: np.ndarray, card_area: float) -> tuple[np.ndarray, int]:
+    """The image halved (area averaging, fast at factor 2) until a card is ~SEARCH_CARD_PX across."""
+    f = 1
+    img = image
+    side = np.sqrt(max(card_area, 1.0))
+    while side / (2 * f) >= SEARCH_CARD_PX and min(img.shape[:2]) >= 64:
+        h, w = img.shape[:2]
+        img = cv2.resize(img[: h - h % 2, : w - w % 2], (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+        f *= 2
+    return img, f
+
+
+def _box(q: np.ndarray, w: int, h: int) -> tuple[int, int, int, int] | None:
+    x0, y0 = np.maximum(np.floor(q.min(axis=0)).astype(int), 0)
+    x1, y1 = np.minimum(np.ceil(q.max(axis=0)).astype(int) + 1, [w, h])
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        return None
+    return int(x0), int(y0), int(x1), int(y1)
+
+
+def _warp_art(art: np.ndarray, corners: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """The art warped onto `corners` (upright order) in an image of `size` (w, h), and where it lies."""
+    ah, aw = art.shape[:2]
+    # Shrink the art first to about the size it has here: warping then averages no detail away.
+    side = max(np.linalg.norm(corners[1] - corners[0]), np.linalg.norm(corners[2] - corners[1]), 2.0)
+    k = max(1, int(min(aw, ah) / max(side * 0.7, 1.0)))
+    if k > 1:
+        art = cv2.resize(art, (max(aw // k, 2), max(ah // k, 2)), interpolation=cv2.INTER_AREA)
+        ah, aw = art.shape[:2]
+    src = np.array([[0, 0], [aw - 1, 0], [aw - 1, ah - 1], [0, ah - 1]], np.float32)
+    m = cv2.getPerspectiveTransform(src, corners.astype(np.float32))
+    warped = cv2.warpPerspective(art, m, size, flags=cv2.INTER_LINEAR).astype(np.float32)
+    inside = cv2.warpPerspective(np.full((ah, aw), 255, np.uint8), m, size) > 127
+    return warped, inside
+
+
+def _explained(
+    roi: np.ndarray,
+    corners: np.ndarray,
+    art: np.ndarray,
+    tol: float = ART_TOL,
+    gain: np.ndarray | None = None,
+) -> np.ndarray:
+    """Pixels of `roi` inside the card at `corners` (upright, ROI pixels) whose colour the
+    enrolled `art` explains, after a per-channel `gain` for the frame's light on this card
+    (measured here if not given)."""
+    rh, rw = roi.shape[:2]
+    warped, inside = _warp_art(art, corners, (rw, rh))
+    if not inside.any():
+        return inside
+    r = roi.astype(np.float32)
+    if gain is None:
+        gain = (r[inside].mean(axis=0) + 1) / (warped[inside].mean(axis=0) + 1)
+    diff = np.sqrt(((r - warped * gain) ** 2).sum(axis=2))
+    diff = cv2.erode(diff, np.ones((3, 3), np.uint8))  # a pixel of misalignment is not a pawn
+    return inside & (diff < tol)
+
+
+def _card_gain(small: np.ndarray, corners: np.ndarray, art: np.ndarray) -> np.ndarray | None:
+    """Per-channel gain (frame / art) over the whole card, on the shrunk frame (`corners` there)."""
+    box = _box(corners, small.shape[1], small.shape[0])
+    if box is None:
+        return None
+    x0, y0, x1, y1 = box
+    warped, inside = _warp_art(art, corners - np.array([x0, y0], np.float32), (x1 - x0, y1 - y0))
+    inside = cv2.erode(inside.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+    if not inside.any():
+        return None
+    r = small[y0:y1, x0:x1].astype(np.float32)
+    return (np.median(r[inside], axis=0) + 1) / (np.median(warped[inside], axis=0) + 1)
+
+
+def _crop_mask(item: ArtMask, box: tuple[int, int, int, int]) -> np.ndarray:
+    """An `art_explained_mask` (full resolution) cut to the region `box`."""
+    (ax0, ay0, ax1, ay1), explained = item
+    x0, y0, x1, y1 = box
+    out = np.zeros((y1 - y0, x1 - x0), bool)
+    ix0, iy0, ix1, iy1 = max(x0, ax0), max(y0, ay0), min(x1, ax1), min(y1, ay1)
+    if ix1 > ix0 and iy1 > iy0:
+        out[iy0 - y0 : iy1 - y0, ix0 - x0 : ix1 - x0] = explained[
+            iy0 - ay0 : iy1 - ay0, ix0 - ax0 : ix1 - ax0
+        ]
+    return out
+
+
+def _judge(roi, m, own, x, y, w, h, area, min_area, max_area) -> tuple[float, float] | None:
+    """(solidity, contrast) of a blob if it can be a pawn, else None."""
+    if not (min_area <= area <= max_area):
+        return None
+    contours, _ = cv2.findContours(own.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    c = max(contours, key=cv2.contourArea)
+    (_, _), (rw, rh), _ = cv2.minAreaRect(c)
+    if max(rw, rh) > MAX_ASPECT * max(min(rw, rh), 1.0):
+        return None  # a thin strip (a card's printed frame), not a standing figure
+    hull = cv2.contourArea(cv2.convexHull(c)) + 0.5 * cv2.arcLength(c, True) + 1.0
+    solidity = min(area / hull, 1.0)
+    if solidity < MIN_SOLIDITY:
+        return None  # an L or a letter, not a figure
+    if _hole_fraction(own) > MAX_HOLES:
+        return None
+    contrast = _contrast(roi, m, own, x, y, w, h)
+    if contrast < MIN_CONTRAST:
+        return None  # a patch of grain or print, not something standing out
+    return solidity, contrast
+
+
+def _hole_fraction(own: np.ndarray) -> float:
+    """Share of the blob's outline that is hole: background not reachable from outside the blob."""
+    pad = np.pad(~own, 1, constant_values=True).astype(np.uint8)
+    n, labels = cv2.connectedComponents(pad, connectivity=4)
+    outside = labels[0, 0]
+    holes = int(np.count_nonzero((labels != outside) & (labels > 0)))
+    return holes / (holes + int(np.count_nonzero(own)))
+
+
+def _contrast(roi: np.ndarray, m: np.ndarray, own: np.ndarray, x: int, y: int, w: int, h: int) -> float:
+    """Lab distance between the blob and the ring around it (other blobs of its colour left out)."""
+    sh, sw = m.shape
+    y0, y1 = max(y - h // 2 - 1, 0), min(y + h + h // 2 + 1, sh)
+    x0, x1 = max(x - w // 2 - 1, 0), min(x + w + w // 2 + 1, sw)
+    ring = m[y0:y1, x0:x1] == 0
+    ring[y - y0 : y - y0 + h, x - x0 : x - x0 + w] &= ~own
+    if not ring.any():
+        return np.inf
+    lab = cv2.cvtColor(roi[y0:y1, x0:x1], cv2.COLOR_BGR2Lab).astype(np.float32)
+    inside = lab[y - y0 : y - y0 + h, x - x0 : x - x0 + w][own].mean(axis=0)
+    return float(np.linalg.norm(inside - lab[ring].mean(axis=0)))
+
+
+def _foot(pts: np.ndarray, nadir_px: tuple[float, float] | None) -> tuple[float, float]:
+    """Where a pawn whose blob is `pts` (full-resolution pixels, x y) touches the table.
+
+    An upright thing leans away from the nadir, so its foot is at the blob's end nearest the
+    nadir: a flat figure (a standee's bottom edge, as wide as the figure) stands right there; a
+    round end (a disc's rim, a meeple's base) is the near edge of the footprint, whose centre
+    lies half the blob's width further in."""
+    c = pts.mean(axis=0)
+    u = np.array([0.0, -1.0])
+    if nadir_px is not None:
+        d = c - np.asarray(nadir_px, np.float64)
+        n = float(np.linalg.norm(d))
+        if n > 1e-6:
+            u = d / n
+    v = np.array([-u[1], u[0]])
+    t = (pts - c) @ u
+    s = (pts - c) @ v
+    width = float(s.max() - s.min() + 1)
+    t_near = float(t.min())
+    # How round the near end is: the width of a thin slice there, against the blob's width.
+    depth = max(2.0, 0.15 * width)
+    slice_ = t <= t_near + depth
+    end_width = float(s[slice_].max() - s[slice_].min() + 1)
+    round_end = float(np.clip((1.0 - end_width / width) / 0.45, 0.0, 1.0))
+    along = t_near + round_end * 0.5 * width
+    lateral = float(s[slice_].mean()) if round_end < 0.5 else float(s.mean())
+    foot = c + u * along + v * lateral
+    return (float(foot[0]), float(foot[1]))
+
+
+def camera_nadir_px(
+    to_mm: Callable[[np.ndarray], np.ndarray], width: int, height: int
+) -> tuple[float, float] | None:
+    """The image point straight below the camera (where upright things lean away from), from the
+    image -> table mapping, taking the principal point at the image centre and square pixels.
+    None if the mapping does not tell (a camera looking straight down: then it is the centre)."""
+    src = np.array(
+        [
+            [0.2 * width, 0.2 * height],
+            [0.8 * width, 0.2 * height],
+            [0.8 * width, 0.8 * height],
+            [0.2 * width, 0.8 * height],
+        ],
+        np.float64,
+    )
+    dst = np.asarray(to_mm(src), np.float64).reshape(4, 2)
+    g = cv2.getPerspectiveTransform(dst.astype(np.float32), src.astype(np.float32)).astype(np.float64)
+    cx, cy = (width - 1) / 2.0, (height - 1) / 2.0
+    g = g / np.linalg.norm(g[:, :2])
+    g1, g2 = g[:, 0], g[:, 1]
+    a1, b1 = g1[0] - cx * g1[2], g1[1] - cy * g1[2]
+    a2, b2 = g2[0] - cx * g2[2], g2[1] - cy * g2[2]
+    # The table's axes are perpendicular and equally long seen from the camera: two equations
+    # in 1/f^2 (least squares); both vanish for a camera looking straight down.
+    coef = np.array([a1 * a2 + b1 * b2, a1 * a1 + b1 * b1 - a2 * a2 - b2 * b2])
+    const = np.array([g1[2] * g2[2], g1[2] ** 2 - g2[2] ** 2])
+    if float(np.abs(const).max()) < 1e-12 * float(np.abs(coef).max()):
+        return (cx, cy)
+    inv_f2 = -float(coef @ const) / float(coef @ coef)
+    if not np.isfinite(inv_f2) or inv_f2 <= 0:
+        return None
+    f2 = 1.0 / inv_f2
+    k = np.array([[np.sqrt(f2), 0, cx], [0, np.sqrt(f2), cy], [0, 0, 1]])
+    kinv = np.linalg.inv(k)
+    r1, r2 = kinv @ g1, kinv @ g2
+    r3 = np.cross(r1 / np.linalg.norm(r1), r2 / np.linalg.norm(r2))
+    vp = k @ r3
+    if abs(vp[2]) < 1e-9:
+        return None
+    return (float(vp[0] / vp[2]), float(vp[1] / vp[2]))
 
 
 def art_explained_mask(
-    image: np.ndarray, corners_px: np.ndarray, art: np.ndarray, tol: float = 60.0
-) -> tuple[tuple[int, int, int, int], np.ndarray] | None:
-    """Pixels of the card whose colour the enrolled art (upright, the right way round) explains."""
+    image: np.ndarray, corners_px: np.ndarray, art: np.ndarray, tol: float = ART_TOL
+) -> ArtMask | None:
+    """Pixels of the card whose colour the enrolled art (upright, the right way round) explains.
+    Full resolution; `find_pawns(..., arts=...)` does the same only where a pawn could be."""
     h, w = image.shape[:2]
-    q = np.asarray(corners_px, np.float32)
-    x0, y0 = np.maximum(np.floor(q.min(axis=0)).astype(int), 0)
-    x1, y1 = np.minimum(np.ceil(q.max(axis=0)).astype(int) + 1, [w, h])
-    if x1 - x0 < 4 or y1 - y0 < 4:
+    q = np.asarray(corners_px, np.float32).reshape(4, 2)
+    box = _box(q, w, h)
+    if box is None or box[2] - box[0] < 4 or box[3] - box[1] < 4:
         return None
-    ah, aw = art.shape[:2]
-    src = np.array([[0, 0], [aw - 1, 0], [aw - 1, ah - 1], [0, ah - 1]], np.float32)
-    m = cv2.getPerspectiveTransform(src, (q - np.array([x0, y0], np.float32)).astype(np.float32))
-    warped = cv2.warpPerspective(art, m, (int(x1 - x0), int(y1 - y0)), flags=cv2.INTER_AREA)
-    roi = image[y0:y1, x0:x1].astype(np.float32)
-    wf = warped.astype(np.float32)
-    inside = cv2.warpPerspective(np.full((ah, aw), 255, np.uint8), m, (int(x1 - x0), int(y1 - y0))) > 0
-    # Per-channel gain: the frame's light and white balance on this card.
-    gain = (roi[inside].mean(axis=0) + 1) / (wf[inside].mean(axis=0) + 1)
-    diff = np.sqrt(((roi - wf * gain) ** 2).sum(axis=2))
-    diff = cv2.erode(diff, np.ones((3, 3), np.uint8))  # a 1-px misalignment is not a pawn
-    return (int(x0), int(y0), int(x1), int(y1)), inside & (diff < tol)
+    x0, y0, x1, y1 = box
+    return box, _explained(image[y0:y1, x0:x1], q - np.array([x0, y0], np.float32), art, tol)
