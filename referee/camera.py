@@ -27,6 +27,7 @@ import zmq
 from calibration import Calibration
 from referee.camera_feed import CameraFeed, SessionTarget, SetupNotFound, TableSetup, table_setup
 from referee.service import RefereeService
+from vision.incremental import IncrementalReader
 from vision.observation import FrameReading, Observation
 from vision.pawns import DEFAULT_COLORS, PawnColors
 from vision.pipeline import FrameReader
@@ -104,17 +105,22 @@ class FrameVision:
 
 class TableWatcher:
     """Vision for one table over time: `see(index, time_s, image) -> Observation` (table mm);
-    `track(reading, image, index, time_s)` for frames read elsewhere (`read_in_parallel`)."""
+    `track(reading, image, index, time_s)` for frames read elsewhere (`read_in_parallel`).
+
+    Consecutive frames of one camera are read incrementally (`vision.incremental`): only where
+    the picture changed and has come to rest, so a still table costs a few milliseconds a frame.
+    """
 
     def __init__(
         self, calibration: Calibration, pawn_colors: Iterable[str] | None = None, scale: float = 1.0
     ) -> None:
         self.vision = FrameVision(calibration, pawn_colors, scale)
+        self.reader = IncrementalReader(self.vision.reader)
         self.tracker = Tracker()
 
     def see(self, index: int, time_s: float, image: np.ndarray) -> Observation:
-        reading, seen = self.vision.read(image)
-        return self.track(reading, seen, index, time_s)
+        seen = self.vision.prepare(image)
+        return self.track(self.reader.read(seen, time_s), seen, index, time_s)
 
     def track(self, reading: FrameReading, image: np.ndarray, index: int, time_s: float) -> Observation:
         return self.tracker.update(reading, image, index, time_s)

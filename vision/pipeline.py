@@ -34,6 +34,10 @@ class FrameReader:
 
     def read(self, image: np.ndarray) -> FrameReading:
         check_image(image)
+        return self.read_checked(image)
+
+    def read_checked(self, image: np.ndarray) -> FrameReading:
+        """`read` for an image known to be a usable picture (or a crop of one)."""
         t0 = time.perf_counter()
         found = self.detector.detect(image)
         cards: list[CardSeen] = []

@@ -49,6 +49,11 @@ class TableMap:
             load_calibration(path, require=("table",), image_size=image_size, allow_stale=True)
         )
 
+    def shifted(self, dx: float, dy: float) -> TableMap:
+        """The same table for a crop of the image whose top-left pixel is (dx, dy)."""
+        offset = np.array([dx, dy], dtype=np.float64)
+        return TableMap(lambda px: self._to_mm(px + offset), self.card_size_mm, self.sigma_floor_mm)
+
     def to_mm(self, px: np.ndarray) -> np.ndarray:
         return np.asarray(
             self._to_mm(np.asarray(px, dtype=np.float64).reshape(-1, 2)), dtype=np.float64

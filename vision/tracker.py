@@ -55,6 +55,7 @@ class _Track:
     clear_since_s: float | None = None
     ring_lab: np.ndarray | None = None  # the table band around the card when last seen
     clean_since_s: float | None = None  # seen with a clean outline, unmoved, since
+    unmoved: CardSeen | None = None  # the last sighting found within move_mm of the anchor
 
 
 @dataclass
@@ -79,29 +80,30 @@ class Tracker:
     def update(self, reading: FrameReading, image: np.ndarray, frame: int, time_s: float) -> Observation:
         s = self.settings
         events: list[VisionEvent] = []
-        lab = cv2.cvtColor(image, cv2.COLOR_BGR2Lab) if image.ndim == 3 else None
+        colour = image if image.ndim == 3 else None  # each sample converts only its own crop to Lab
         matched: set[int] = set()
         # Match detections to tracks: nearest centre within a share of the card's size.
         pairs = []
-        for di, c in enumerate(reading.cards):
-            p = np.array(c.corners_px)
-            ctr, size = p.mean(axis=0), _short_px(p)
-            for ti, t in enumerate(self._tracks):
-                d = float(np.linalg.norm(np.array(t.seen.corners_px).mean(axis=0) - ctr))
-                if d < s.match_fraction * size:
-                    pairs.append((d, di, ti))
+        if reading.cards and self._tracks:
+            det = np.array([c.corners_px for c in reading.cards], dtype=np.float64)  # n x 4 x 2
+            trk = np.array([t.seen.corners_px for t in self._tracks], dtype=np.float64)
+            dist = np.linalg.norm(det.mean(axis=1)[:, None, :] - trk.mean(axis=1)[None, :, :], axis=2)
+            sides = np.linalg.norm(np.roll(det, -1, axis=1) - det, axis=2)
+            short = np.minimum(sides[:, 0] + sides[:, 2], sides[:, 1] + sides[:, 3]) / 2
+            for di, ti in zip(*np.nonzero(dist < s.match_fraction * short[:, None])):
+                pairs.append((float(dist[di, ti]), int(di), int(ti)))
         used_d: set[int] = set()
         for _, di, ti in sorted(pairs):
             if di in used_d or ti in matched:
                 continue
             used_d.add(di)
             matched.add(ti)
-            self._seen(self._tracks[ti], reading.cards[di], lab, frame, time_s, events)
+            self._seen(self._tracks[ti], reading.cards[di], colour, frame, time_s, events)
         for di, c in enumerate(reading.cards):
             if di not in used_d:
                 t = _Track(self._next_id, c, time_s, time_s, face=c.face, name=c.name, last_seen_frame=frame)
                 self._next_id += 1
-                t.ring_lab = _ring(lab, np.array(c.corners_px))
+                t.ring_lab = _ring(colour, np.array(c.corners_px))
                 self._tracks.append(t)
         keep = []
         for ti, t in enumerate(self._tracks):
@@ -112,7 +114,7 @@ class Tracker:
                 continue  # never confirmed: forget it quietly
             t.hidden = True
             self._confirm_face_while_hidden(t, frame, time_s, events)
-            if self._table_shows(t, lab):
+            if self._table_shows(t, colour):
                 t.clear_since_s = time_s if t.clear_since_s is None else t.clear_since_s
                 if time_s - t.clear_since_s >= s.confirm_s:
                     events.append(VisionEvent("removed", frame, time_s, t.id, face=t.face, name=t.name))
@@ -144,12 +146,14 @@ class Tracker:
 
     # ------------------------------------------------------------------------------------------
     def _seen(
-        self, t: _Track, c: CardSeen, lab, frame: int, time_s: float, events: list[VisionEvent]
+        self, t: _Track, c: CardSeen, colour, frame: int, time_s: float, events: list[VisionEvent]
     ) -> None:
         s = self.settings
-        prev = np.array(t.seen.corners_px)
+        # The same CardSeen as last frame: the reader did not look at this card again (nothing
+        # changed around it), so the image says nothing new about its surroundings either.
+        reread = c is not t.seen
         now = np.array(c.corners_px)
-        if np.max(np.linalg.norm(now - prev, axis=1)) > s.still_px:
+        if reread and np.max(np.linalg.norm(now - np.array(t.seen.corners_px), axis=1)) > s.still_px:
             t.still_since_s = time_s
             t.clean_since_s = None
         if c.score < s.clean_score:
@@ -160,7 +164,8 @@ class Tracker:
         t.hidden = False
         t.clear_since_s = None
         t.last_seen_frame = frame
-        t.ring_lab = _ring(lab, now)
+        if reread or t.ring_lab is None:
+            t.ring_lab = _ring(colour, now)
         still = time_s - t.still_since_s >= s.confirm_s
         if not t.placed:
             if still:
@@ -170,9 +175,11 @@ class Tracker:
                 events.append(VisionEvent("placed", frame, time_s, t.id, face=t.face, name=t.name))
             return
         clean = t.clean_since_s is not None and time_s - t.clean_since_s >= s.confirm_s
-        if still and clean and self._moved(t, c):
-            t.anchor = now
-            events.append(VisionEvent("moved", frame, time_s, t.id, face=t.face, name=t.name))
+        if still and clean and c is not t.unmoved:
+            if self._moved(t, c):
+                t.anchor = now
+                events.append(VisionEvent("moved", frame, time_s, t.id, face=t.face, name=t.name))
+            t.unmoved = c  # at the anchor now: no need to measure this same sighting again
         if c.face != "unknown" and (c.face, c.name) != (t.face, t.name):
             if t.pending_face is None or t.pending_face[:2] != (c.face, c.name):
                 t.pending_face = (c.face, c.name, time_s)
@@ -210,14 +217,14 @@ class Tracker:
             return d * k > self.settings.move_mm
         return d > self.settings.move_px
 
-    def _table_shows(self, t: _Track, lab) -> bool:
+    def _table_shows(self, t: _Track, colour) -> bool:
         """True when the card's place looks like the table band around it, and that band is
         unchanged since the card was last seen (nothing is over the area)."""
-        if lab is None or t.ring_lab is None:
+        if colour is None or t.ring_lab is None:
             return False
         q = np.array(t.seen.corners_px)
-        ring = _ring(lab, q)
-        inside = _inside(lab, q)
+        ring = _ring(colour, q)
+        inside = _inside(colour, q)
         if ring is None or inside is None:
             return False
         tol = self.settings.clear_tol
@@ -283,29 +290,38 @@ def _short_px(p: np.ndarray) -> float:
     return float(min((s[0] + s[2]) / 2, (s[1] + s[3]) / 2))
 
 
-def _mask(shape: tuple[int, int], q: np.ndarray, grow: float) -> np.ndarray | None:
+def _masks(image: np.ndarray, q: np.ndarray, grows: tuple[float, ...]):
+    """The Lab crop around the card grown by max(grows), and one mask per grow factor in it; None
+    when the largest leaves the image. Only the crop is converted: a frame holds many cards."""
     c = q.mean(axis=0)
-    poly = c + (q - c) * grow
-    x0, y0 = np.floor(poly.min(axis=0)).astype(int)
-    x1, y1 = np.ceil(poly.max(axis=0)).astype(int)
-    if x0 < 0 or y0 < 0 or x1 >= shape[1] or y1 >= shape[0]:
+    polys = [c + (q - c) * g for g in grows]
+    big = polys[int(np.argmax(grows))]
+    x0, y0 = np.floor(big.min(axis=0)).astype(int)
+    x1, y1 = np.ceil(big.max(axis=0)).astype(int)
+    if x0 < 0 or y0 < 0 or x1 >= image.shape[1] or y1 >= image.shape[0]:
         return None
-    m = np.zeros(shape, np.uint8)
-    cv2.fillPoly(m, [np.round(poly).astype(np.int32)], 1)
-    return m
+    lab = cv2.cvtColor(image[y0 : y1 + 1, x0 : x1 + 1], cv2.COLOR_BGR2Lab)
+    masks = []
+    for poly in polys:
+        m = np.zeros(lab.shape[:2], np.uint8)
+        cv2.fillPoly(m, [np.round(poly - [x0, y0]).astype(np.int32)], 1)
+        masks.append(m > 0)
+    return lab, masks
 
 
-def _inside(lab, q: np.ndarray) -> np.ndarray | None:
-    m = _mask(lab.shape[:2], q, 0.8)
-    return None if m is None else np.median(lab[m > 0].reshape(-1, 3), axis=0).astype(np.float32)
-
-
-def _ring(lab, q: np.ndarray) -> np.ndarray | None:
-    if lab is None:
+def _inside(image, q: np.ndarray) -> np.ndarray | None:
+    got = _masks(image, q, (0.8,))
+    if got is None:
         return None
-    outer = _mask(lab.shape[:2], q, 1.35)
-    inner = _mask(lab.shape[:2], q, 1.08)
-    if outer is None or inner is None:
+    lab, (m,) = got
+    return np.median(lab[m].reshape(-1, 3), axis=0).astype(np.float32)
+
+
+def _ring(image, q: np.ndarray) -> np.ndarray | None:
+    if image is None:
         return None
-    band = (outer > 0) & (inner == 0)
-    return np.median(lab[band].reshape(-1, 3), axis=0).astype(np.float32)
+    got = _masks(image, q, (1.35, 1.08))
+    if got is None:
+        return None
+    lab, (outer, inner) = got
+    return np.median(lab[outer & ~inner].reshape(-1, 3), axis=0).astype(np.float32)

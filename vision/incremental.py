@@ -1,0 +1,291 @@
+"""Read a camera stream at frame rate: look again only where the table changed.
+
+A camera over a table sees the same picture frame after frame; what changes is where a hand
+moves, a card is laid or a pawn jumps. `IncrementalReader.read(image)` compares a small copy of
+each frame with the picture its current reading describes. Where nothing changed, the reading
+stands (the same `CardSeen` objects, which tells the tracker nothing was looked at again). A
+changed region is re-read - cards, faces and pawns, by the full `FrameReader` on a crop that
+holds every card it touches - once it has been still for `settle_s`, so a moving hand costs only
+the comparison. (Frames further apart than `settle_s`, a few a second, are re-read at once
+where they changed: between two such frames the table had time to come to rest.) A full read is made on the first frame, when the frame size
+changes, and every `refresh_frames` frames as a safety net.
+
+The result for a region is the full reader's result on that crop; tests check that a stream
+read this way ends where reading its last frame whole ends.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.observation import CardSeen, FrameReading, PawnSeen
+from vision.pipeline import FrameReader, check_image
+
+
+@dataclass(frozen=True)
+class IncrementalSettings:
+    small_long_side: int = 320  # frames are compared at this size (px, long side)
+    # Grey-level change on the small copy that counts as a change. Sensor noise is averaged
+    # away by the reduction (1080p -> 320 px: 36 pixels each); a card edge moved by 1 mm or a
+    # pawn shifts far more than this.
+    change_level: int = 10
+    settle_s: float = 0.05  # a changed region is re-read once it has been still this long
+    stream_fps: float = 30.0  # frame rate assumed when `read` is not given the frames' times
+    refresh_frames: int | None = 300  # a whole-frame read at least this often (None: never)
+    margin_cards: float = 0.6  # a changed region grows by this many card long edges
+
+
+@dataclass
+class _Region:
+    x0: int
+    y0: int
+    x1: int
+    y1: int
+
+    def contains(self, pt: tuple[float, float]) -> bool:
+        return self.x0 <= pt[0] < self.x1 and self.y0 <= pt[1] < self.y1
+
+    def touches(self, corners: np.ndarray) -> bool:
+        lo, hi = corners.min(axis=0), corners.max(axis=0)
+        return bool(lo[0] < self.x1 and hi[0] >= self.x0 and lo[1] < self.y1 and hi[1] >= self.y0)
+
+    def cover(self, corners: np.ndarray, pad: int, w: int, h: int) -> bool:
+        """Grow to hold `corners` with `pad` px to spare; True if it grew."""
+        lo = np.floor(corners.min(axis=0)).astype(int) - pad
+        hi = np.ceil(corners.max(axis=0)).astype(int) + pad + 1
+        new = (
+            max(min(self.x0, lo[0]), 0),
+            max(min(self.y0, lo[1]), 0),
+            min(max(self.x1, hi[0]), w),
+            min(max(self.y1, hi[1]), h),
+        )
+        grew = new != (self.x0, self.y0, self.x1, self.y1)
+        self.x0, self.y0, self.x1, self.y1 = new
+        return grew
+
+
+class IncrementalReader:
+    """`read(image) -> FrameReading` for consecutive frames of one camera; see the module doc."""
+
+    def __init__(self, reader: FrameReader, settings: IncrementalSettings | None = None) -> None:
+        self.reader = reader
+        self.settings = settings or IncrementalSettings()
+        self._reading: FrameReading | None = None
+        self._ref: np.ndarray | None = None  # small copy of what the reading describes
+        self._prev: np.ndarray | None = None  # small copy of the previous frame
+        self._moved_at: np.ndarray | None = None  # per small pixel: last time seen before a change
+        self._prev_t = 0.0
+        self._frames_since_full = 0
+        self.full_reads = 0
+        self.region_reads = 0
+
+    def reset(self) -> None:
+        """Forget everything: the next frame is read whole (e.g. after the camera moved)."""
+        self._reading = None
+
+    # ------------------------------------------------------------------------------------------
+    def read(self, image: np.ndarray, time_s: float | None = None) -> FrameReading:
+        """The reading of `image`; `time_s` is when it was taken (default: frames `stream_fps`
+        apart)."""
+        t0 = time.perf_counter()
+        if time_s is None:
+            time_s = self._prev_t + 1.0 / self.settings.stream_fps
+        if not isinstance(image, np.ndarray) or image.ndim not in (2, 3):
+            check_image(image)  # raises the reader's own message
+        if image.ndim == 2:
+            image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+        h, w = image.shape[:2]
+        small = self._small(image)
+        s = self.settings
+        r = self._reading
+        due = s.refresh_frames is not None and self._frames_since_full >= s.refresh_frames
+        if (
+            r is None
+            or (r.width, r.height) != (w, h)
+            or self._ref is None
+            or self._ref.shape != small.shape
+            or due
+        ):
+            return self._read_whole(image, small, time_s, t0)
+        self._frames_since_full += 1
+        moving = _differs(small, self._prev, s.change_level)
+        # A change seen now happened after the previous frame: the region is known to be at rest
+        # from the previous frame's time on, at best.
+        self._moved_at[moving > 0] = self._prev_t
+        self._prev, self._prev_t = small, time_s
+        changed = _differs(small, self._ref, s.change_level)
+        if not cv2.countNonZero(changed):
+            return self._stand(r, t0)
+        regions = self._settled_regions(changed, w / small.shape[1], time_s)
+        if not regions:
+            return self._stand(r, t0)
+        for _, (sx0, sy0, sx1, sy1) in regions:
+            self._ref[sy0:sy1, sx0:sx1] = small[sy0:sy1, sx0:sx1]
+        self._reading = self._reread(image, [reg for reg, _ in regions], r, t0)
+        self.region_reads += len(regions)
+        return self._reading
+
+    # ------------------------------------------------------------------------------------------
+    def _small(self, image: np.ndarray) -> np.ndarray:
+        h, w = image.shape[:2]
+        k = max(1.0, max(h, w) / self.settings.small_long_side)
+        size = (max(1, round(w / k)), max(1, round(h / k)))
+        return cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+
+    def _read_whole(self, image: np.ndarray, small: np.ndarray, time_s: float, t0: float) -> FrameReading:
+        check_image(image)
+        self._reading = self.reader.read_checked(image)
+        self._ref, self._prev, self._prev_t = small.copy(), small, time_s
+        self._moved_at = np.full(small.shape[:2], -np.inf)
+        self._frames_since_full = 0
+        self.full_reads += 1
+        return _with_elapsed(self._reading, t0)
+
+    def _stand(self, r: FrameReading, t0: float) -> FrameReading:
+        return _with_elapsed(r, t0)
+
+    def _card_px(self) -> float:
+        """A card's long edge in full-frame pixels (for how far a change may reach)."""
+        r = self._reading
+        if r is not None and r.cards:
+            return float(np.median([_long_side(np.array(c.corners_px)) for c in r.cards]))
+        table = self.reader.table
+        if table is not None and r is not None:
+            centre = np.array([[r.width / 2, r.height / 2]])
+            return max(table.card_size_mm) / float(table.mm_per_px(centre)[0])
+        return max(r.width, r.height) / 8 if r is not None else 100.0
+
+    def _settled_regions(
+        self, changed: np.ndarray, k: float, time_s: float
+    ) -> list[tuple[_Region, tuple[int, int, int, int]]]:
+        """Full-frame regions to re-read (each with the small-copy box it refreshes): the changed
+        areas, grown by part of a card, that have been still for `settle_s`."""
+        s = self.settings
+        grow = max(1, int(round(s.margin_cards * self._card_px() / k)))
+        mask = cv2.dilate(changed, cv2.getStructuringElement(cv2.MORPH_RECT, (2 * grow + 1,) * 2))
+        n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        assert self._reading is not None
+        w, h = self._reading.width, self._reading.height
+        out = []
+        for i in range(1, n):
+            x, y, bw, bh, _ = stats[i]
+            if time_s - self._moved_at[y : y + bh, x : x + bw].max() < s.settle_s:
+                continue  # something still moves there (a hand): wait
+            reg = _Region(
+                int(x * k), int(y * k), min(int(np.ceil((x + bw) * k)), w), min(int(np.ceil((y + bh) * k)), h)
+            )
+            out.append((reg, (x, y, x + bw, y + bh)))
+        return out
+
+    def _reread(self, image: np.ndarray, regions: list[_Region], r: FrameReading, t0: float) -> FrameReading:
+        h, w = image.shape[:2]
+        old = [np.array(c.corners_px) for c in r.cards]
+        pad = 6
+        # Every known card a region touches is read again whole: grow the region over it.
+        for reg in regions:
+            for _ in range(4):
+                grew = False
+                for q in old:
+                    if reg.touches(q):
+                        grew |= reg.cover(q, pad, w, h)
+                if not grew:
+                    break
+        cards: list[CardSeen] = []
+        pawns: list[tuple[PawnSeen, int | None]] = []  # pawn, index into `cards`
+        old_index: dict[int, int] = {}
+        for i, (c, q) in enumerate(zip(r.cards, old)):
+            if not any(reg.touches(q) for reg in regions):
+                old_index[i] = len(cards)
+                cards.append(c)
+        for p in r.pawns:
+            if not any(reg.contains(p.center_px) for reg in regions):
+                pawns.append((p, None if p.card is None else old_index.get(p.card)))
+        table = self.reader.table
+        for reg in regions:
+            crop = image[reg.y0 : reg.y1, reg.x0 : reg.x1]
+            if crop.shape[0] < 32 or crop.shape[1] < 32:
+                continue
+            sub = FrameReader(
+                table=None if table is None else table.shifted(reg.x0, reg.y0),
+                faces=self.reader.faces,
+                pawn_colors=self.reader.pawn_colors,
+                settings=self.reader.detector.settings,
+                find_faces=self.reader.faces is not None,
+            ).read_checked(crop)
+            index: dict[int, int] = {}
+            for i, c in enumerate(sub.cards):
+                q = np.array(c.corners_px)
+                if _cut_by(q, crop.shape, reg, w, h):
+                    continue  # runs out of the crop: not seen whole here
+                index[i] = len(cards)
+                cards.append(_shift_card(c, reg.x0, reg.y0))
+            for p in sub.pawns:
+                pawns.append((_shift_pawn(p, reg.x0, reg.y0), None if p.card is None else index.get(p.card)))
+        # The full reader's order: top to bottom, then left to right.
+        order = sorted(
+            range(len(cards)),
+            key=lambda i: (min(y for _, y in cards[i].corners_px), min(x for x, _ in cards[i].corners_px)),
+        )
+        new_pos = {old_i: new_i for new_i, old_i in enumerate(order)}
+        out_pawns = tuple(
+            PawnSeen(p.color, p.center_px, p.center_mm, None if ci is None else new_pos[ci])
+            for p, ci in pawns
+        )
+        reading = FrameReading(w, h, 0.0, tuple(cards[i] for i in order), _pawn_order(out_pawns))
+        return _with_elapsed(reading, t0)
+
+
+def _differs(a: np.ndarray, b: np.ndarray, level: int) -> np.ndarray:
+    d = cv2.absdiff(a, b)
+    if d.ndim == 3:
+        b0, g0, r0 = cv2.split(d)
+        d = cv2.max(cv2.max(b0, g0), r0)
+    _, m = cv2.threshold(d, level, 1, cv2.THRESH_BINARY)
+    # A lone pixel over the level is noise or JPEG; anything real covers a few.
+    return cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+
+
+def _with_elapsed(r: FrameReading, t0: float) -> FrameReading:
+    return FrameReading(r.width, r.height, (time.perf_counter() - t0) * 1e3, r.cards, r.pawns)
+
+
+def _long_side(q: np.ndarray) -> float:
+    s = np.linalg.norm(np.roll(q, -1, axis=0) - q, axis=1)
+    return float(max((s[0] + s[2]) / 2, (s[1] + s[3]) / 2))
+
+
+def _cut_by(q: np.ndarray, crop_shape: tuple[int, ...], reg: _Region, w: int, h: int) -> bool:
+    """A card touching an edge of the crop that is not an edge of the frame."""
+    ch, cw = crop_shape[:2]
+    lo, hi = q.min(axis=0), q.max(axis=0)
+    return bool(
+        (lo[0] < 2 and reg.x0 > 0)
+        or (lo[1] < 2 and reg.y0 > 0)
+        or (hi[0] > cw - 3 and reg.x1 < w)
+        or (hi[1] > ch - 3 and reg.y1 < h)
+    )
+
+
+def _shift_card(c: CardSeen, dx: int, dy: int) -> CardSeen:
+    return CardSeen(
+        corners_px=tuple((x + dx, y + dy) for x, y in c.corners_px),
+        sigma_px=c.sigma_px,
+        face=c.face,
+        name=c.name,
+        score=c.score,
+        corners_mm=c.corners_mm,
+        sigma_mm=c.sigma_mm,
+    )
+
+
+def _shift_pawn(p: PawnSeen, dx: int, dy: int) -> PawnSeen:
+    return PawnSeen(p.color, (p.center_px[0] + dx, p.center_px[1] + dy), p.center_mm, p.card)
+
+
+def _pawn_order(pawns: tuple[PawnSeen, ...]) -> tuple[PawnSeen, ...]:
+    # Keep the reader's convention per colour (its likeliest sighting first), colours in order.
+    return tuple(sorted(pawns, key=lambda p: p.color))
