@@ -38,11 +38,10 @@ MIN_CONTRAST = 30.0  # Lab distance between a pawn and its surroundings
 MIN_AREA, MAX_AREA = 0.01, 0.5
 # A card is shrunk to about this many pixels across (its square root of area) to look for blobs.
 SEARCH_CARD_PX = 32.0
-MAX_HOLES = 0.15
+MAX_HOLES = 0.15  # a ring (printed target, coin) encloses a hole; a pawn is solid
 MAX_ASPECT = 6.0  # longest / shortest side of a blob's rotated box
-MIN_SOLIDITY = (
-    0.6  # blob area / its convex hull's  # a ring (printed target, coin) encloses a hole; a pawn is solid
-)
+MIN_SOLIDITY = 0.6  # blob area / its convex hull's
+TABLE_TOL = 60.0  # BGR distance from the table's colour of what surrounds a pawn on the table
 DEBUG = None
 ART_TOL = 60.0  # BGR distance under which the enrolled art explains a pixel
 
@@ -160,32 +159,37 @@ def find_pawns(
     n, _, stats, _ = cv2.connectedComponentsWithStats(any_colour, connectivity=8)
     min_area = MIN_AREA * card_area
     max_area = MAX_AREA * card_area
-    found: list[_Blob] = []
+    boxes = []
     for j in range(1, n):
         x, y, w, h, area = (int(v) for v in stats[j])
-        if area * f * f < 0.5 * min_area:
-            continue
-        x0, y0 = max((x - 1) * f, 0), max((y - 1) * f, 0)
-        x1, y1 = min((x + w + 1) * f, full_w), min((y + h + 1) * f, full_h)
-        found += _blobs_in(
-            image,
-            (x0, y0, x1, y1),
-            cards,
-            arts,
-            gains,
-            art_masks,
-            names,
-            hue_table,
-            table_colours,
-            min_area,
-            max_area,
-            nadir_px,
-        )
+        if area * f * f >= 0.5 * min_area:
+            boxes.append([x - 1, y - 1, x + w + 1, y + h + 1])
+    frame = _Frame(
+        image,
+        small,
+        f,
+        off,
+        cards,
+        arts,
+        gains,
+        art_masks,
+        names,
+        hue_table,
+        table_colours,
+        min_area,
+        max_area,
+        nadir_px,
+    )
+    found: list[_Blob] = []
+    for x0, y0, x1, y1 in _merged(boxes):
+        box = (max(x0 * f, 0), max(y0 * f, 0), min(x1 * f, full_w), min(y1 * f, full_h))
+        found += _blobs_in(frame, box)
+    hues = colors.hues()
     # One pawn seen as two colours (the shaded side of a yellow disc reads orange): the bigger wins.
     found.sort(key=lambda b: -b.area)
     kept: list[_Blob] = []
     for b in found:
-        if all(_apart(b, o) for o in kept):
+        if all(_apart(b, o, hues) for o in kept):
             kept.append(b)
     # One sighting per colour: the likeliest.
     best: dict[str, _Blob] = {}
@@ -196,10 +200,62 @@ def find_pawns(
     return [PawnSighting(name, best[name].foot, best[name].area, best[name].card) for name in sorted(best)]
 
 
-def _blobs_in(
-    image, box, cards, arts, gains, art_masks, names, hue_table, table_colours, min_area, max_area, nadir_px
-) -> list[_Blob]:
+@dataclass
+class _Frame:
+    """What every region of one frame is looked at with."""
+
+    image: np.ndarray
+    small: np.ndarray
+    f: int
+    off: np.ndarray  # shrunk: off the cards
+    cards: list[np.ndarray]
+    arts: Sequence[CardArt | None] | None
+    gains: list[np.ndarray | None]
+    art_masks: Sequence[ArtMask | None] | None
+    names: list[str]
+    hue_table: np.ndarray
+    table_colours: set[int]
+    min_area: float
+    max_area: float
+    nadir_px: tuple[float, float] | None
+
+
+def _merged(boxes: list[list[int]]) -> list[list[int]]:
+    """Overlapping boxes (x0, y0, x1, y1) merged, so no region is looked at twice."""
+    boxes = [b[:] for b in boxes]
+    merged = True
+    while merged:
+        merged = False
+        out: list[list[int]] = []
+        for b in boxes:
+            for o in out:
+                if b[0] < o[2] and o[0] < b[2] and b[1] < o[3] and o[1] < b[3]:
+                    o[:] = [min(o[0], b[0]), min(o[1], b[1]), max(o[2], b[2]), max(o[3], b[3])]
+                    merged = True
+                    break
+            else:
+                out.append(b)
+        boxes = out
+    return boxes
+
+
+def _blobs_in(fr: _Frame, box: tuple[int, int, int, int]) -> list[_Blob]:
     """Pawn-like blobs of each colour in the full-resolution region `box`."""
+    image, cards, arts, gains, art_masks, names = (
+        fr.image,
+        fr.cards,
+        fr.arts,
+        fr.gains,
+        fr.art_masks,
+        fr.names,
+    )
+    hue_table, table_colours, min_area, max_area, nadir_px = (
+        fr.hue_table,
+        fr.table_colours,
+        fr.min_area,
+        fr.max_area,
+        fr.nadir_px,
+    )
     x0, y0, x1, y1 = box
     roi = image[y0:y1, x0:x1]
     rh, rw = roi.shape[:2]
@@ -252,12 +308,6 @@ def _blobs_in(
             core_area = int(np.count_nonzero(core[y : y + h, x : x + w][own]))
             if core_area < max(0.25 * area, 0.5 * min_area):
                 continue  # printed: the art explains nearly all of it
-            info = _judge(roi, m, own, x, y, w, h, area, min_area, max_area)
-            if DEBUG is not None:
-                DEBUG.append((names[k - 1], (x + x0, y + y0, w, h), area, area / (min_area / MIN_AREA), info))
-            if info is None:
-                continue
-            solidity, contrast = info
             pts = np.column_stack(np.nonzero(own)[::-1]).astype(np.float64) + (x + x0, y + y0)
             foot = _foot(pts, nadir_px)
             on = None
@@ -272,16 +322,28 @@ def _blobs_in(
             at_edge = (
                 x + x0 <= 0 or y + y0 <= 0 or x + x0 + w >= image.shape[1] or y + y0 + h >= image.shape[0]
             )
+            if at_edge and not known:
+                continue  # cut by the frame's edge: where it stands is not seen (or it is print)
+            # On known art everything else is explained: a figure seen edge-on (thin) still counts.
+            info = _judge(roi, m, own, x, y, w, h, area, min_area, max_area, lenient=known)
+            if DEBUG is not None:
+                DEBUG.append((names[k - 1], (x + x0, y + y0, w, h), area, on, known, info))
+            if info is None:
+                continue
+            solidity, ring_bgr = info
+            if on is None and not _like_table(fr, foot, ring_bgr):
+                continue  # off the known cards yet not on the table: print of an unseen card
             # How much to trust it: on a card whose art is known (everything else there is
-            # explained) most, then on the bare table, least on unknown art or cut by the edge.
-            tier = 0 if at_edge else (2 if known else (1 if on is None else 0))
-            out.append(_Blob(names[k - 1], foot, float(area), on, tier, solidity))
+            # explained) most, then on the bare table, least on unknown art.
+            tier = 2 if known else (1 if on is None else 0)
+            out.append(_Blob(names[k - 1], int(k), foot, float(area), on, tier, solidity))
     return out
 
 
 @dataclass
 class _Blob:
     color: str
+    k: int  # 1 + index into the colours
     foot: tuple[float, float]
     area: float
     card: int | None
@@ -293,9 +355,16 @@ class _Blob:
         return (self.tier, self.area * self.solidity)
 
 
-def _apart(a: _Blob, b: _Blob) -> bool:
-    (ax, ay), (bx, by) = a.foot, b.foot
-    return bool(np.hypot(ax - bx, ay - by) > 0.8 * np.sqrt(max(a.area, b.area)))
+def _apart(a: _Blob, b: _Blob, hues: dict[str, float]) -> bool:
+    """Whether blobs `a` and `b` (the bigger) are two pawns, not one seen as two colours: far
+    apart, or of hues far apart, or both of a pawn's size (two pawns side by side)."""
+    d = float(np.hypot(a.foot[0] - b.foot[0], a.foot[1] - b.foot[1]))
+    big = np.sqrt(max(a.area, b.area))
+    if d <= 0.8 * big:
+        return False
+    dh = abs(hues[a.color] - hues[b.color])
+    neighbours = min(dh, 180 - dh) <= 2 * MAX_HUE_DIST
+    return not (neighbours and d <= 1.6 * big and min(a.area, b.area) < 0.5 * max(a.area, b.area))
 
 
 def _shrink(image: np.ndarray, card_area: float) -> tuple[np.ndarray, int]:
@@ -383,25 +452,42 @@ def _crop_mask(item: ArtMask, box: tuple[int, int, int, int]) -> np.ndarray:
     return out
 
 
-def _judge(roi, m, own, x, y, w, h, area, min_area, max_area) -> tuple[float, float] | None:
-    """(solidity, contrast) of a blob if it can be a pawn, else None."""
-    if not (min_area <= area <= max_area):
+def _judge(
+    roi, m, own, x, y, w, h, area, min_area, max_area, lenient=False
+) -> tuple[float, np.ndarray] | None:
+    """(solidity, mean colour of its surroundings) of a blob if it can be a pawn, else None."""
+    if not ((0.5 if lenient else 1.0) * min_area <= area <= max_area):
         return None
     contours, _ = cv2.findContours(own.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     c = max(contours, key=cv2.contourArea)
     (_, _), (rw, rh), _ = cv2.minAreaRect(c)
-    if max(rw, rh) > MAX_ASPECT * max(min(rw, rh), 1.0):
+    if max(rw, rh) > (2 if lenient else 1) * MAX_ASPECT * max(min(rw, rh), 1.0):
         return None  # a thin strip (a card's printed frame), not a standing figure
     hull = cv2.contourArea(cv2.convexHull(c)) + 0.5 * cv2.arcLength(c, True) + 1.0
     solidity = min(area / hull, 1.0)
-    if solidity < MIN_SOLIDITY:
+    if solidity < (0.6 if lenient else 1.0) * MIN_SOLIDITY:
         return None  # an L or a letter, not a figure
     if _hole_fraction(own) > MAX_HOLES:
         return None
-    contrast = _contrast(roi, m, own, x, y, w, h)
+    contrast, ring_bgr = _contrast(roi, m, own, x, y, w, h)
     if contrast < MIN_CONTRAST:
         return None  # a patch of grain or print, not something standing out
-    return solidity, contrast
+    return solidity, ring_bgr
+
+
+def _like_table(fr: _Frame, foot: tuple[float, float], ring_bgr: np.ndarray) -> bool:
+    """Whether what surrounds a blob off the cards looks like the table around there (the
+    median of the off-card pixels within a few card lengths): a pawn on the table does, the
+    print of a card the detector did not find does not."""
+    sh, sw = fr.off.shape
+    r = int(3 * np.sqrt(fr.max_area / MAX_AREA) / fr.f)
+    cx, cy = int(foot[0] / fr.f), int(foot[1] / fr.f)
+    y0, y1, x0, x1 = max(cy - r, 0), min(cy + r + 1, sh), max(cx - r, 0), min(cx + r + 1, sw)
+    sel = fr.off[y0:y1, x0:x1]
+    if np.count_nonzero(sel) < 20:
+        return True
+    table = np.median(fr.small[y0:y1, x0:x1][sel].astype(np.float32), axis=0)
+    return float(np.linalg.norm(table - ring_bgr)) < TABLE_TOL
 
 
 def _hole_fraction(own: np.ndarray) -> float:
@@ -413,18 +499,22 @@ def _hole_fraction(own: np.ndarray) -> float:
     return holes / (holes + int(np.count_nonzero(own)))
 
 
-def _contrast(roi: np.ndarray, m: np.ndarray, own: np.ndarray, x: int, y: int, w: int, h: int) -> float:
-    """Lab distance between the blob and the ring around it (other blobs of its colour left out)."""
+def _contrast(
+    roi: np.ndarray, m: np.ndarray, own: np.ndarray, x: int, y: int, w: int, h: int
+) -> tuple[float, np.ndarray]:
+    """Lab distance between the blob and the ring around it (other blobs of its colour left out),
+    and the ring's mean colour (BGR)."""
     sh, sw = m.shape
     y0, y1 = max(y - h // 2 - 1, 0), min(y + h + h // 2 + 1, sh)
     x0, x1 = max(x - w // 2 - 1, 0), min(x + w + w // 2 + 1, sw)
     ring = m[y0:y1, x0:x1] == 0
     ring[y - y0 : y - y0 + h, x - x0 : x - x0 + w] &= ~own
+    patch = roi[y0:y1, x0:x1]
     if not ring.any():
-        return np.inf
-    lab = cv2.cvtColor(roi[y0:y1, x0:x1], cv2.COLOR_BGR2Lab).astype(np.float32)
+        return np.inf, patch.reshape(-1, 3).mean(axis=0)
+    lab = cv2.cvtColor(patch, cv2.COLOR_BGR2Lab).astype(np.float32)
     inside = lab[y - y0 : y - y0 + h, x - x0 : x - x0 + w][own].mean(axis=0)
-    return float(np.linalg.norm(inside - lab[ring].mean(axis=0)))
+    return float(np.linalg.norm(inside - lab[ring].mean(axis=0))), patch[ring].astype(np.float32).mean(axis=0)
 
 
 def _foot(pts: np.ndarray, nadir_px: tuple[float, float] | None) -> tuple[float, float]:
