@@ -13,7 +13,7 @@ line fits) run on padded side x sample arrays with masks instead of a Python loo
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import lru_cache
 
 import cv2
@@ -63,18 +63,57 @@ class QuadFit:
 
 @dataclass
 class _Edges:
-    """Edge points found along k sides at once, padded to the longest side (n samples)."""
+    """Edge points found along k sides at once, padded to a common number of samples n."""
 
-    points: np.ndarray  # k x n x 2
+    pts: np.ndarray  # k x 3 x n: 1, x, y of each point
     strength: np.ndarray  # k x n, the edge's derivative along the polarity
     found: np.ndarray  # k x n, a clear edge of the side's polarity
-    found_thin: np.ndarray  # k x n, the same allowing a thin line just beside the edge
     polarity: np.ndarray  # k x C, unit colour step sought
+    strong: np.ndarray  # k x n, a strong enough peak (before comparing it with the rest)
+    score: np.ndarray  # k x n x m, the profiles' derivative along the polarity
+    dist: np.ndarray  # k x n x m, samples from each profile's peak
+    rest: np.ndarray  # k x n x m, |score| away from the peak
+
+    def found_thin(self) -> np.ndarray:
+        """`found`, where the other flank of a thin line next to the edge (the gap to a touching
+        card) is the line's, not a rival edge."""
+        rest = np.where((self.dist <= _THIN_BAND) & (self.score < 0), 0.0, self.rest)
+        return self.strong & (self.strength > 1.4 * rest.max(axis=2))
 
 
-@lru_cache(maxsize=64)
-def _positions(n: int) -> np.ndarray:
-    return np.linspace(CORNER_SKIP, 1 - CORNER_SKIP, n)
+@dataclass
+class _Lines:
+    """Lines fitted to k sides."""
+
+    c: np.ndarray  # k x 2, centroid of the inliers
+    d: np.ndarray  # k x 2, unit direction
+    pts: np.ndarray  # k x 3 x n: 1, x, y of each point
+    keep: np.ndarray  # k x n, the inliers
+    dist: np.ndarray  # k x n, signed distances of the points from the line
+    ok: np.ndarray  # k, whether the side has a line
+
+    def rows(self, rows: np.ndarray) -> _Lines:
+        return _Lines(*(getattr(self, f.name)[rows] for f in fields(self)))
+
+    def replaced(self, rows: np.ndarray, other: _Lines, other_rows: np.ndarray) -> _Lines:
+        """These lines with `rows` replaced by `other`'s `other_rows`."""
+        out = {}
+        for f in fields(self):
+            v = getattr(self, f.name).copy()
+            v[rows] = getattr(other, f.name)[other_rows]
+            out[f.name] = v
+        return _Lines(**out)
+
+
+@lru_cache(maxsize=512)
+def _positions(ns: tuple[int, ...], width: int) -> tuple[np.ndarray, np.ndarray]:
+    """Where along each side its samples lie (k x 1 x width, padding repeats the last) and which
+    samples are real (k x width)."""
+    t = np.empty((len(ns), 1, width))
+    for i, n in enumerate(ns):
+        t[i, 0, :n] = np.linspace(CORNER_SKIP, 1 - CORNER_SKIP, n)
+        t[i, 0, n:] = t[i, 0, n - 1]
+    return t, np.arange(width)[None, :] < np.array(ns)[:, None]
 
 
 @lru_cache(maxsize=256)
@@ -82,22 +121,29 @@ def _offsets(reach: float) -> np.ndarray:
     return np.arange(-reach, reach + STEP / 2, STEP)
 
 
-def _masked_median(v: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Median along axis 1 of k x n (x C) `v` over the entries where `mask` (k x n) holds; nan
-    where none does."""
-    cnt = mask.sum(axis=1)
-    m = mask if v.ndim == 2 else mask[..., None]
-    s = np.sort(np.where(m, v, np.inf), axis=1)
-    lo = np.maximum(cnt - 1, 0) // 2
-    hi = cnt // 2
-    shape = (len(v), 1) + v.shape[2:]
-    a = np.take_along_axis(s, np.broadcast_to(lo.reshape(-1, *([1] * (v.ndim - 1))), shape), axis=1)[:, 0]
-    b = np.take_along_axis(s, np.broadcast_to(hi.reshape(-1, *([1] * (v.ndim - 1))), shape), axis=1)[:, 0]
-    med = (a + b) / 2
-    empty = cnt == 0
-    if empty.any():
-        med = med.astype(np.float64)
-        med[empty] = np.nan
+@lru_cache(maxsize=256)
+def _step_weights(m: int) -> np.ndarray:
+    """Mean of a profile's last quarter minus that of its first."""
+    q = max(2, m // 4)
+    w = np.zeros(m, np.float32)
+    w[:q], w[-q:] = -1.0 / q, 1.0 / q
+    return w
+
+
+@lru_cache(maxsize=256)
+def _flat_rows(k: int, width: int, m: int) -> np.ndarray:
+    return np.arange(k * width).reshape(k, width) * m
+
+
+def _masked_median(v: np.ndarray, mask: np.ndarray, empty: float = np.nan) -> np.ndarray:
+    """Median along the last axis of `v` (... x k x n) over the entries where `mask` (k x n)
+    holds; `empty` where none does."""
+    cnt = mask.sum(axis=-1)
+    s = np.sort(np.where(mask, v, np.inf), axis=-1)
+    rows = np.arange(mask.shape[0])
+    med = (s[..., rows, np.maximum(cnt - 1, 0) // 2] + s[..., rows, cnt // 2]) / 2
+    if not cnt.all():
+        med = np.where(cnt > 0, med, empty)
     return med
 
 
@@ -108,109 +154,114 @@ def _edge_points(
     outward: np.ndarray,
     reach: float,
     ns: np.ndarray,
+    width: int,
     polarity: np.ndarray | None = None,
     shift: float = 0.0,
 ) -> _Edges:
     """Edge points along the k segments p0->p1 (k x 2 each) within +-reach px of each segment moved
-    `shift` px outward, ns[i] points on side i. `polarity` (k x C) forces the colour change sought."""
-    k, nmax = len(p0), int(ns.max())
-    t = np.empty((k, nmax))
-    for i, n in enumerate(ns):
-        t[i, :n] = _positions(int(n))
-        t[i, n:] = t[i, n - 1]  # padding, masked out below
-    valid = np.arange(nmax)[None, :] < ns[:, None]
+    `shift` px outward, ns[i] <= width points on side i. `polarity` (k x C) forces the colour
+    change sought."""
+    k = len(p0)
+    t, valid = _positions(tuple(ns.tolist()), width)
     d = p1 - p0
-    base = p0[:, None, :] + d[:, None, :] * t[:, :, None] + shift * outward[:, None, :]  # k x n x 2
+    base = p0[:, :, None] + d[:, :, None] * t  # k x 2 x n
+    if shift:
+        base = base + shift * outward[:, :, None]
     offs = _offsets(float(reach))
     m = len(offs)
     along = d / (np.sqrt((d**2).sum(axis=1)) + 1e-9)[:, None]
-    pts = (
-        base[None, :, :, None, :]
-        + offs[None, None, None, :, None] * outward[None, :, None, None, :]
-        + _PARALLEL[:, None, None, None, None] * along[None, :, None, None, :]
-    )  # 3 x k x n x m x 2
-    mx = pts[..., 0].astype(np.float32).reshape(-1, m)
-    my = pts[..., 1].astype(np.float32).reshape(-1, m)
-    sampled = cv2.remap(img, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    # Sample positions, x then y: 3 parallel profiles x k sides x n samples x m offsets across.
+    across = base.transpose(1, 0, 2)[..., None] + offs * outward.T[:, :, None, None]  # 2 x k x n x m
+    maps = (across[:, None] + _PARALLEL[:, None, None, None] * along.T[:, None, :, None, None]).astype(
+        np.float32
+    )
+    sampled = cv2.remap(
+        img, maps[0].reshape(-1, m), maps[1].reshape(-1, m), cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
     # Average the three parallel profiles: smooths along the edge, not across it.
-    prof = sampled.reshape(3, k, nmax, m, -1).mean(axis=0)  # k x n x m x C
-    # Derivative along the outward normal over +-1 px (central difference), per channel.
-    k2 = _DERIV_K
-    deriv = np.zeros_like(prof)
-    deriv[:, :, k2:-k2] = (prof[:, :, 2 * k2 :] - prof[:, :, : -2 * k2]) / (2 * k2 * STEP)
-    rows = np.arange(k)[:, None]
-    cols = np.arange(nmax)[None, :]
+    prof = sampled.reshape(3, -1).sum(axis=0) / 3  # k x n x m x C, flat
+    nc = prof.size // (k * width * m)
+    # Twice the derivative along the outward normal over +-1 px (central difference), per channel,
+    # as one flat difference; its last columns mix neighbouring profiles: zero, like the
+    # derivative within 1 px of a profile's ends. Column i is the derivative at i + _DERIV_K.
+    g = 2 * _DERIV_K * nc
+    diff = np.empty_like(prof)
+    diff[:-g] = prof[g:] - prof[:-g]
+    diff = diff.reshape(k, width, m, nc)
+    diff[:, :, m - 2 * _DERIV_K :] = 0
     if polarity is not None:
         pol = np.asarray(polarity, dtype=np.float64)
     else:
         # The side's polarity: the colour step from the card to what lies beyond it (robust to a
         # thin shadow or dark rim along the edge, whose two flanks have opposite signs). When both
         # ends look alike (a neighbouring card a few mm away), the strongest change decides.
-        q = max(2, m // 4)
-        step = _masked_median(prof[:, :, -q:].mean(axis=2) - prof[:, :, :q].mean(axis=2), valid)
-        mag = (deriv**2).sum(axis=3)
-        jm = mag.argmax(axis=2)
-        strongest = _masked_median(deriv[rows, cols, jm], valid)
-        clear = np.sqrt((step.astype(np.float64) ** 2).sum(axis=1)) > 5.0
-        pol = np.where(clear[:, None], step, strongest)
+        step = prof.reshape(k, width, m, nc).transpose(3, 0, 1, 2) @ _step_weights(m)  # C x k x n
+        pol = _masked_median(step, valid).T
+        faint = (pol * pol).sum(axis=1) <= 25.0
+        if faint.any():
+            jm = (diff**2).sum(axis=3).argmax(axis=2)
+            strongest = np.take_along_axis(diff, jm[..., None, None], axis=2)[:, :, 0].transpose(2, 0, 1)
+            pol[faint] = (_masked_median(strongest, valid).T / (2 * _DERIV_K * STEP))[faint]
     norm = np.sqrt((pol * pol).sum(axis=1))
     usable = norm >= 1e-6
     pol = pol / np.where(usable, norm, 1)[:, None]
-    # Signed: our edge is positive, a neighbour's opposite edge negative.
-    score = (deriv * pol[:, None, None, :].astype(deriv.dtype if polarity is None else np.float64)).sum(axis=3)
+    # Signed: our edge is positive, a neighbour's opposite edge negative. (Halving pol instead of
+    # the differences is exact.)
+    inside = (diff.reshape(k, width * m, nc) @ (pol / (2 * _DERIV_K * STEP))[:, :, None]).reshape(-1)
+    score = np.zeros(k * width * m, inside.dtype)
+    score[_DERIV_K:] = inside[:-_DERIV_K]
+    score = score.reshape(k, width, m)
     j = np.clip(score.argmax(axis=2), 1, m - 2)
-    s0 = np.take_along_axis(score, (j - 1)[..., None], axis=2)[..., 0]
-    s1 = np.take_along_axis(score, j[..., None], axis=2)[..., 0]
-    s2 = np.take_along_axis(score, (j + 1)[..., None], axis=2)[..., 0]
+    flat = score.ravel()
+    at = _flat_rows(k, width, m) + j
+    s0, s1, s2 = flat[at - 1], flat[at], flat[at + 1]
     den = s0 - 2 * s1 + s2
     peaked = den < -1e-9
     frac = np.where(peaked, 0.5 * (s0 - s2) / np.where(peaked, den, -1.0), 0.0)
     frac = np.clip(frac, -0.5, 0.5)
     off = offs[j] + frac * STEP
-    points = base + off[..., None] * outward[:, None, :]
+    pts = np.ones((k, 3, width))
+    pts[:, 1:] = base + off[:, None, :] * outward[:, :, None]
     # A point counts when its edge is a clear peak: strong against the side's typical edge and
     # against the rest of its own profile (so texture and flat paper do not count).
     inner = (j > 1) & (j < m - 2) & valid
-    typical = np.nan_to_num(_masked_median(s1, inner).astype(np.float64), nan=0.0)
-    dist = np.abs(np.arange(m)[None, None, :] - j[..., None])
-    rest = np.abs(score)
-    rest[dist <= _PEAK_BAND] = 0.0
-    base_ok = inner & (s1 > (0.35 * typical).astype(s1.dtype)[:, None]) & (s1 > 1.0) & usable[:, None]
-    found = base_ok & (s1 > 1.4 * rest.max(axis=2))
-    # The other flank of a thin line next to the edge (the gap to a touching card) is the
-    # line's, not a rival edge.
-    rest[(dist <= _THIN_BAND) & (score < 0)] = 0.0
-    found_thin = base_ok & (s1 > 1.4 * rest.max(axis=2))
-    return _Edges(points, s1, found, found_thin, pol)
+    typical = _masked_median(s1, inner, 0.0).astype(np.float64)
+    dist = np.abs(np.arange(m) - j[..., None])
+    rest = np.where(dist > _PEAK_BAND, np.abs(score), 0.0)
+    strong = inner & (s1 > 1.0) & (s1 > (0.35 * typical).astype(s1.dtype)[:, None])
+    strong &= usable[:, None]
+    found = strong & (s1 > 1.4 * rest.max(axis=2))
+    return _Edges(pts, s1, found, pol, strong, score, dist, rest)
 
 
-def _fit_lines(pts: np.ndarray, w: np.ndarray, ref: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Least-squares (total) line through the weighted points of each side: centroid and unit
-    direction (the 2 x 2 scatter's main axis, pointing along `ref`)."""
-    cnt = np.maximum(w.sum(axis=1), 1)
-    c = (pts * w[..., None]).sum(axis=1) / cnt[:, None]
-    x = (pts - c[:, None, :]) * w[..., None]
-    sxx = (x[..., 0] ** 2).sum(axis=1)
-    syy = (x[..., 1] ** 2).sum(axis=1)
-    sxy = (x[..., 0] * x[..., 1]).sum(axis=1)
-    theta = 0.5 * np.arctan2(2 * sxy, sxx - syy)
-    d = np.stack([np.cos(theta), np.sin(theta)], axis=1)
-    d[(d * ref).sum(axis=1) < 0] *= -1
-    return c, d
+def _fit_lines(pts: np.ndarray, keep: np.ndarray, ref: np.ndarray) -> _Lines:
+    """Least-squares (total) line through the kept points of each side: centroid, unit direction
+    (the main axis of the points' 2 x 2 scatter, pointing along `ref`) and the points' signed
+    distances from it."""
+    moments = ((pts * keep[:, None, :]) @ pts.transpose(0, 2, 1)).tolist()  # k x 3 x 3
+    coef = []
+    for (s, sx, sy), (_, sxx, sxy), (_, _, syy), (rx, ry) in zip(*zip(*moments), ref.tolist()):
+        s = max(s, 1.0)
+        cx, cy = sx / s, sy / s
+        theta = 0.5 * math.atan2(2 * (sxy - sx * cy), (sxx - sx * cx) - (syy - sy * cy))
+        dx, dy = math.cos(theta), math.sin(theta)
+        if dx * rx + dy * ry < 0:
+            dx, dy = -dx, -dy
+        coef.append((cx, cy, dx, dy, cx * dy - cy * dx, -dy, dx))
+    cf = np.array(coef)
+    dist = (cf[:, None, 4:] @ pts)[:, 0]  # (y - cy) dx - (x - cx) dy
+    return _Lines(cf[:, :2], cf[:, 2:4], pts, keep, dist, np.ones(len(pts), bool))
 
 
-def _robust_lines(
-    pts: np.ndarray, mask: np.ndarray, ref: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _robust_lines(pts: np.ndarray, mask: np.ndarray, ref: np.ndarray) -> _Lines:
     """Per side, the line through most of its masked points: trimmed refits dropping outliers
-    (occluders, art). Returns centre, direction, inliers (k x n) and whether the side has a line."""
-    keep = mask.copy()
+    (occluders, art)."""
+    keep = mask
     active = np.ones(len(pts), bool)
     ok = np.ones(len(pts), bool)
     for _ in range(4):
         ok &= ~(active & (keep.sum(axis=1) < 4))
-        c, d = _fit_lines(pts, keep.astype(np.float64), ref)
-        res = np.abs((pts[..., 0] - c[:, None, 0]) * -d[:, None, 1] + (pts[..., 1] - c[:, None, 1]) * d[:, None, 0])
+        res = np.abs(_fit_lines(pts, keep, ref).dist)
         mad = _masked_median(res, keep) * 1.4826 + 0.05
         new = mask & (res < np.maximum(3.0 * mad, 0.35)[:, None])
         same = (new == keep).all(axis=1)
@@ -219,35 +270,43 @@ def _robust_lines(
         if not (active & ok).any():
             break
     ok &= keep.sum(axis=1) >= 4
-    c, d = _fit_lines(pts, keep.astype(np.float64), ref)
-    return c, d, keep, ok
+    lines = _fit_lines(pts, keep, ref)
+    lines.ok = ok
+    return lines
 
 
-def _rim_inner_flanks(img, c, dd, out, p0, p1, pol, ns, contrast):
+def _rim_inner_flanks(img, lines: _Lines, out, p0, p1, pol, ns, width, contrast):
     """Per side, the inner flank of a dark line at most RIM_PX wide just inside the fitted edge,
-    if the whole side shows one: (edges, centre, direction, inliers, has_rim)."""
+    if the whole side shows one: (edges, lines, has_rim)."""
+    c, dd = lines.c, lines.d
     normal = np.stack([-dd[:, 1], dd[:, 0]], axis=1)
     normal[(normal * out).sum(axis=1) < 0] *= -1
     # The rough side's ends projected onto the fitted line, so the search runs along the fit.
     a = c + ((p0 - c) * dd).sum(axis=1)[:, None] * dd
     b = c + ((p1 - c) * dd).sum(axis=1)[:, None] * dd
-    e = _edge_points(img, a, b, normal, RIM_PX / 2, ns, polarity=-pol, shift=-RIM_PX / 2 - 0.25)
+    e = _edge_points(img, a, b, normal, RIM_PX / 2, ns, width, polarity=-pol, shift=-RIM_PX / 2 - 0.25)
     strong = e.found.sum(axis=1) >= 0.6 * ns
-    strong &= ~(np.nan_to_num(_masked_median(e.strength, e.found), nan=-np.inf) < 0.3 * contrast)
-    c2, d2, keep, ok = _robust_lines(e.points, e.found, dd)
-    has = strong & ok & (keep.sum(axis=1) >= 0.5 * ns) & (np.abs((d2 * dd).sum(axis=1)) >= 0.999)
-    return e, c2, d2, keep, has
+    strong &= _masked_median(e.strength, e.found, -np.inf) >= 0.3 * contrast
+    rim = _robust_lines(e.pts, e.found, dd)
+    parallel = np.abs((rim.d * dd).sum(axis=1)) >= 0.999
+    return e, rim, strong & rim.ok & (rim.keep.sum(axis=1) >= 0.5 * ns) & parallel
 
 
-def _intersections(c: np.ndarray, d: np.ndarray) -> np.ndarray | None:
-    """Corner i where side i-1 meets side i (centres c, directions d, 4 x 2 each)."""
-    ca, da = np.roll(c, 1, axis=0), np.roll(d, 1, axis=0)
-    det = da[:, 1] * d[:, 0] - da[:, 0] * d[:, 1]  # det([da, -d])
-    if (np.abs(det) < 1e-6).any():
-        return None
-    r = c - ca
-    t = (r[:, 1] * d[:, 0] - r[:, 0] * d[:, 1]) / det
-    return ca + t[:, None] * da
+_NEXT = np.array([1, 2, 3, 0])  # side i+1, around the quad
+
+
+def _intersections(lines: _Lines) -> np.ndarray | None:
+    """Corner i where side i-1 meets side i."""
+    c, d = lines.c.tolist(), lines.d.tolist()
+    corners = []
+    for i in range(4):
+        (ax, ay), (ex, ey), (cx, cy), (dx, dy) = c[i - 1], d[i - 1], c[i], d[i]
+        det = ey * dx - ex * dy  # det([d_prev, -d])
+        if abs(det) < 1e-6:
+            return None
+        t = ((cy - ay) * dx - (cx - ax) * dy) / det
+        corners.append((ax + t * ex, ay + t * ey))
+    return np.array(corners)
 
 
 def refine_quad(img: np.ndarray, quad: np.ndarray, reach: float, passes: int = 2) -> QuadFit | None:
@@ -268,94 +327,101 @@ def refine_quad(img: np.ndarray, quad: np.ndarray, reach: float, passes: int = 2
     img = img[y0:y1, x0:x1].astype(np.float32)
     q = q - off
     for it in range(passes):
-        last = it == passes - 1
-        p0, p1 = q, np.roll(q, -1, axis=0)
+        p0, p1 = q, q[_NEXT]
         d = p1 - p0
         lengths = np.sqrt((d**2).sum(axis=1))
-        if (lengths < 8).any():
+        if lengths.min() < 8:
             return None
         d = d / lengths[:, None]
-        out = np.stack([-d[:, 1], d[:, 0]], axis=1)
-        ctr = q.mean(axis=0)
-        out[(((p0 + p1) / 2 - ctr) * out).sum(axis=1) < 0] *= -1
+        out = d[:, ::-1] * [-1.0, 1.0]
+        out[(((p0 + p1) / 2 - q.mean(axis=0)) * out).sum(axis=1) < 0] *= -1
         if it:
             ns = np.clip(lengths / 4, 12, 48).astype(int)
         else:
             ns = np.clip(lengths / 8, 10, 24).astype(int)
-        e = _edge_points(img, p0, p1, out, reach if it == 0 else 4.0, ns)
+        width = int(ns.max())
+        e = _edge_points(img, p0, p1, out, reach if it == 0 else 4.0, ns, width)
         need = np.maximum(4, 0.2 * ns)
         # No clear edge: maybe the side runs along a narrow gap to a touching card.
         weak = e.found.sum(axis=1) < need
-        found = np.where(weak[:, None], e.found_thin, e.found)
+        found = np.where(weak[:, None], e.found_thin(), e.found) if weak.any() else e.found
         if (found.sum(axis=1) < need).any():
             return None
-        c, dd, keep, ok = _robust_lines(e.points, found, d)
-        if not ok.all():
+        lines = _robust_lines(e.pts, found, d)
+        if not lines.ok.all():
             return None
-        # Per side: its edge points, their strengths and the line's inliers.
-        pts, strength, inl = list(e.points), list(e.strength), list(keep)
-        if last:
+        strength = e.strength
+        if it == passes - 1:
             # The edge found gets brighter outward. If a thin dark line runs just inside it
             # (the card's shadow or cut edge on a brighter table), the card ends at that
             # line's inner flank, not at its outer one.
             r = np.flatnonzero(e.polarity.sum(axis=1) > 0)
             if len(r):
-                contrast = _masked_median(e.strength[r], keep[r]).astype(np.float64)
-                er, c2, d2, keep2, has = _rim_inner_flanks(
-                    img, c[r], dd[r], out[r], p0[r], p1[r], e.polarity[r], ns[r], contrast
+                contrast = _masked_median(strength[r], lines.keep[r]).astype(np.float64)
+                er, rim, has = _rim_inner_flanks(
+                    img, lines.rows(r), out[r], p0[r], p1[r], e.polarity[r], ns[r], width, contrast
                 )
                 if has.any():
-                    c, dd = c.copy(), dd.copy()
-                    for j in np.flatnonzero(has):
-                        i = r[j]
-                        pts[i], strength[i], inl[i] = er.points[j], er.strength[j], keep2[j]
-                        c[i], dd[i] = c2[j], d2[j]
-        support = np.array([k.sum() for k in inl]) / ns
-        if it == 0 and support.mean() < 0.45:
+                    rh = np.flatnonzero(has)
+                    lines = lines.replaced(r[rh], rim, rh)
+                    strength = strength.astype(np.float64)
+                    strength[r[rh]] = er.strength[rh]
+        n_inliers = lines.keep.sum(axis=1)
+        if it == 0 and (n_inliers / ns).mean() < 0.45:
             return None  # mostly not an edge: give up before the fine pass
-        new_q = _intersections(c, dd)
+        new_q = _intersections(lines)
         if new_q is None:
             return None
         # A corner far from where the rough quad put it means the fit locked onto something else.
-        if np.sqrt(((new_q - q) ** 2).sum(axis=1)).max() > 2.5 * reach + 3:
+        if ((new_q - q) ** 2).sum(axis=1).max() > (2.5 * reach + 3) ** 2:
             return None
         q = new_q
-    sides = tuple(_side_fit(pts[i], strength[i], inl[i], c[i], dd[i], off, ns[i]) for i in range(4))
+    return _quad_fit(q, lines, strength, ns, off)
+
+
+def _quad_fit(q: np.ndarray, lines: _Lines, strength: np.ndarray, ns: np.ndarray, off: np.ndarray) -> QuadFit:
+    """The result in image pixels: corners, their sigmas and each side's fit."""
+    keep = lines.keep
+    n_inliers = keep.sum(axis=1)
+    rms = np.sqrt((np.where(keep, lines.dist, 0.0) ** 2).sum(axis=1) / n_inliers)
+    # Spread of the inliers along each line.
+    pos = ((lines.pts[:, 1:] - lines.c[:, :, None]) * lines.d[:, :, None]).sum(axis=1)
+    length = np.where(keep, pos, -np.inf).max(axis=1) - np.where(keep, pos, np.inf).min(axis=1)
+    contrast = _masked_median(strength, keep)
+    c = lines.c + off
+    sides = tuple(
+        SideFit(
+            c[i],
+            lines.d[i],
+            float(rms[i]),
+            int(n_inliers[i]),
+            int(n_inliers[i]) / int(ns[i]),
+            float(length[i]),
+            float(contrast[i]),
+        )
+        for i in range(4)
+    )
     q = q + off
     return QuadFit(corners=q, sigma_px=_corner_sigmas(q, sides), sides=sides)
 
 
-def _side_fit(pts, strength, keep, c, dd, off, n) -> SideFit:
-    inl = pts[keep] - c
-    r = inl[:, 1] * dd[0] - inl[:, 0] * dd[1]
-    t = inl @ dd
-    k = int(keep.sum())
-    return SideFit(
-        point=c + off,
-        direction=dd,
-        residual_px=float(np.sqrt(np.mean(r**2))),
-        n_inliers=k,
-        support=k / int(n),
-        length_px=float(t.max() - t.min()),
-        contrast=float(np.median(strength[keep])),
-    )
-
-
-def _line_error_at(side: SideFit, x: np.ndarray) -> float:
+def _line_error_at(side: SideFit, x: tuple[float, float]) -> float:
     """Perpendicular std of a fitted line at point x: offset plus tilt times lever arm."""
     n = max(side.n_inliers, 2)
     s = max(side.residual_px, 0.05)
     spread = max(side.length_px, 1.0) / math.sqrt(12)  # std of uniformly spread samples
-    lever = float((x[0] - side.point[0]) * side.direction[0] + (x[1] - side.point[1]) * side.direction[1])
+    (px, py), (dx, dy) = side.point.tolist(), side.direction.tolist()
+    lever = (x[0] - px) * dx + (x[1] - py) * dy
     return math.sqrt(s**2 / n + (lever * s / (math.sqrt(n) * spread)) ** 2)
 
 
 def _corner_sigmas(corners: np.ndarray, sides: tuple[SideFit, ...]) -> np.ndarray:
-    out = np.empty(4)
-    for i in range(4):
-        a, b = sides[(i - 1) % 4], sides[i]
-        ea, eb = _line_error_at(a, corners[i]), _line_error_at(b, corners[i])
-        sin = abs(float(a.direction[0] * b.direction[1] - a.direction[1] * b.direction[0]))
+    out = []
+    for i, x in enumerate(corners.tolist()):
+        a, b = sides[i - 1], sides[i]
+        ea, eb = _line_error_at(a, x), _line_error_at(b, x)
+        (ax, ay), (bx, by) = a.direction.tolist(), b.direction.tolist()
+        sin = abs(ax * by - ay * bx)
         # Per-axis std of the intersection of two lines with independent normal errors.
-        out[i] = math.sqrt((ea**2 + eb**2) / 2) / max(sin, 0.2)
-    return np.sqrt(out**2 + SIGMA_FLOOR_PX**2)
+        out.append(math.sqrt((ea**2 + eb**2) / 2) / max(sin, 0.2))
+    return np.sqrt(np.square(out) + SIGMA_FLOOR_PX**2)
