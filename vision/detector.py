@@ -172,9 +172,14 @@ class CardDetector:
         min_area_small = (min_side / scale) ** 2 * s.aspect_range_px[0]
         max_area_small = small.shape[0] * small.shape[1] / 3
 
-        rough: list[np.ndarray] = []
+        # Rough quads from every map, full-size px, grouped: the maps mostly find the same cards,
+        # and one refinement per card is the bulk of the work.
+        groups: list[list[np.ndarray]] = []  # per card-to-be: its rough quads, best map first
+        reps = np.zeros((0, 4, 2))  # each group's first quad
+        rep_areas = np.zeros(0)
         blobs: list[np.ndarray] = []
         unions: list[np.ndarray] = []  # blobs of several things: maybe a card partly under another
+        lo_aspect, hi_aspect = s.aspect_range_px[0] * 0.8, s.aspect_range_px[1] * 1.2
         for m, mode in _candidate_maps(small):
             contours, _ = cv2.findContours(m, mode, cv2.CHAIN_APPROX_SIMPLE)
             for cnt in contours:
@@ -185,32 +190,41 @@ class CardDetector:
                 if not quads:
                     unions.append(cnt)
                     continue
-                rough.extend(quads)
                 blobs.append(cnt)
+                for q in quads:
+                    q = order_corners(q)
+                    short, long = _side_lengths(q)
+                    if short * scale < min_side or not lo_aspect < long / max(short, 1e-6) < hi_aspect:
+                        continue
+                    qf = q * scale + (scale - 1) / 2
+                    # The same card from another map: its corners agree to a few px and its
+                    # area closely (an inner frame of a printed border is a few % smaller).
+                    tol = max(2.0 * scale, 0.06 * short * scale)
+                    area = short * long * scale * scale
+                    if len(reps):
+                        d = np.abs(reps - qf[None]).max(axis=2).max(axis=1)
+                        d[np.abs(rep_areas / area - 1) > 0.05] = np.inf
+                        k = int(np.argmin(d))
+                        if d[k] < tol:
+                            if len(groups[k]) < 2 and np.abs(groups[k][0] - qf).max() > 1.5 * scale:
+                                groups[k].append(qf)  # a second opinion, if the first fails
+                            continue
+                    rep_areas = np.append(rep_areas, area)
+                    groups.append([qf])
+                    reps = np.concatenate([reps, qf[None]])
 
-        # Refine each distinct rough quad once (many maps find the same card), largest first, and
-        # skip quads inside a card already found (its art) - most of the work in a busy frame.
+        # Largest first, and skip quads inside a card already found (its art).
         refined: list[CardCandidate] = []
-        seen: set[tuple[int, int, int]] = set()
-        order = sorted(range(len(rough)), key=lambda i: -abs(_poly_area(rough[i])))
-        for i in order:
-            q = order_corners(rough[i])
-            area = abs(_poly_area(q))
-            ctr = q.mean(axis=0)
-            key = (int(ctr[0] // 3), int(ctr[1] // 3), int(math.sqrt(area) // 3))
-            if key in seen:
+        areas = [abs(_poly_area(g[0])) for g in groups]
+        for gi in sorted(range(len(groups)), key=lambda i: -areas[i]):
+            ctr = groups[gi][0].mean(axis=0)
+            if any(_explained_by(c, ctr, areas[gi], self.table is not None, self._clean(c)) for c in refined):
                 continue
-            seen.add(key)
-            short, long = _side_lengths(q)
-            if short * scale < min_side or not (
-                s.aspect_range_px[0] * 0.8 < long / max(short, 1e-6) < s.aspect_range_px[1] * 1.2
-            ):
-                continue
-            qf = q * scale + (scale - 1) / 2
-            cf = ctr * scale + (scale - 1) / 2
-            if any(_explained_by(c, cf, area * scale * scale) for c in refined):
-                continue
-            refined.extend(self._refine(image, qf, reach=2.5 * scale + 2.5))
+            for qf in groups[gi]:
+                got = self._refine(image, qf, reach=2.5 * scale + 2.5)
+                refined.extend(got)
+                if any(self._clean(c) for c in got):
+                    break  # else the group's second quad may lead to a better fit
 
         cards = self._select(refined)
         split = self._split_touching(image, blobs, scale, cards)
@@ -232,6 +246,18 @@ class CardDetector:
             cards = [c for c in cards if lo * med <= c.area_px <= hi * med]
         return cards
 
+    def _clean(self, c: CardCandidate) -> bool:
+        """A fit that no other rough quad of the same card could better: straight, well
+        supported edges and, with a calibration, the card's full size (a fit a little small may
+        have taken the inner edge of a printed border on some side)."""
+        if c.score < 0.92:
+            return False
+        if c.corners_mm is None:
+            return True
+        ms, ml = _side_lengths(c.corners_mm)
+        cs, cl = sorted(self.settings.card_size_mm)
+        return ms > 0.98 * cs or ml > 0.98 * cl
+
     # ------------------------------------------------------------------------------------------
     def _refine(
         self, image: np.ndarray, q: np.ndarray, reach: float, grow: bool = True
@@ -240,6 +266,10 @@ class CardDetector:
         it when the quad is an inner frame of the card's art (a border printed on the card)."""
         s = self.settings
         fit = refine_quad(image, q, reach=reach)
+        if fit is None and reach > 5.0:
+            # A wide search also takes in the inner edge of a light rim (a white-bordered card on
+            # a dark cloth), a rival as strong as the card's own edge: look again, closer.
+            fit = refine_quad(image, q, reach=0.55 * reach)
         if fit is None:
             return []
         c = fit.corners
@@ -258,9 +288,23 @@ class CardDetector:
             ms, ml = _side_lengths(corners_mm)
             cs, cl = sorted(s.card_size_mm)
             ok = abs(ms / cs - 1) <= s.size_tolerance and abs(ml / cl - 1) <= s.size_tolerance
-            border_mm = ((cs - ms) + (cl - ml)) / 4
-            if not ok and 0.6 * cs < ms < cs and 0.6 * cl < ml < cl and border_mm > 0.5:
-                margins = [border_mm / float(np.mean(self.table.mm_per_px(c)))]
+            border_mm = max(cs - ms, cl - ml) / 2
+            # A fit a little small on both axes may be the inner edge of a printed border; the
+            # card around it then wins in `_select` (larger first).
+            small_both = ms < 0.98 * cs and ml < 0.98 * cl
+            if (
+                grow
+                and (small_both or not ok)
+                and 0.6 * cs < ms < cs
+                and 0.6 * cl < ml < cl
+                and border_mm > 0.5
+            ):
+                # An inner frame of the card's art: the card is the card-sized rectangle around
+                # it (the borders of the short and the long sides differ).
+                around = _card_around(c, corners_mm, cs, cl)
+                if around is not None:
+                    m = border_mm / float(np.mean(self.table.mm_per_px(c)))
+                    out.extend(self._refine(image, around, reach=max(0.35 * m, 3.0), grow=False))
             if ok:
                 sigma_mm = self.table.sigma_mm(c, fit.sigma_px)
             else:
@@ -565,6 +609,24 @@ def _offset_quad(q: np.ndarray, margin: float) -> np.ndarray | None:
     return np.array(out)
 
 
+def _card_around(c: np.ndarray, c_mm: np.ndarray, short: float, long: float) -> np.ndarray | None:
+    """Image corners of the short x long mm rectangle centred on the quad `c` (px; `c_mm` its
+    corners on the table) and aligned with it."""
+    e = np.roll(c_mm, -1, axis=0) - c_mm
+    u = e[0] - e[2] if np.linalg.norm(e[0]) >= np.linalg.norm(e[1]) else e[1] - e[3]
+    u = u / (np.linalg.norm(u) + 1e-9)  # along the long sides
+    v = np.array([-u[1], u[0]])
+    ctr = c_mm.mean(axis=0)
+    rect = np.array(
+        [ctr + a * long / 2 * u + b * short / 2 * v for a, b in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
+    )
+    try:
+        h = cv2.getPerspectiveTransform(c_mm.astype(np.float32), c.astype(np.float32))
+    except cv2.error:
+        return None
+    return cv2.perspectiveTransform(rect.reshape(-1, 1, 2), h).reshape(4, 2)
+
+
 def _pad_crop(img: np.ndarray, x: int, y: int, w: int, h: int) -> np.ndarray:
     """img[y:y+h, x:x+w] with zeros where the window leaves the image."""
     out = np.zeros((h, w), img.dtype)
@@ -575,15 +637,22 @@ def _pad_crop(img: np.ndarray, x: int, y: int, w: int, h: int) -> np.ndarray:
     return out
 
 
-def _explained_by(card: CardCandidate, centre: np.ndarray, area: float) -> bool:
-    """A rough quad (centre, area in full-size px) inside an already refined card: a frame of
-    its art. (Near-duplicates of a card are still refined: the better fit wins in `_select`.)"""
+def _explained_by(card: CardCandidate, centre: np.ndarray, area: float, sized: bool, clean: bool) -> bool:
+    """A rough quad (centre, area in full-size px) that an already refined card accounts for: the
+    same card seen by another map, or a frame of its art. With card sizes in mm (`sized`) a
+    refined card is one card, so anything well inside it is its art; without, a sloppy outline
+    may be a few touching cards, and only quads the size of one card's art frame are skipped."""
     if card.score < 0.8:
         return False  # a sloppy fit explains nothing: the quad may be the card it missed
     ratio = card.area_px / max(area, 1e-9)
-    if not (1.25 < ratio < 1.9 or ratio > 5):
-        return False
     inside = cv2.pointPolygonTest(
         card.corners_px.astype(np.float32), (float(centre[0]), float(centre[1])), True
     )
+    if 0.8 < ratio <= 1.25:
+        # Near-duplicate: refining a clean fit again would find the same four edges.
+        return clean and float(np.linalg.norm(card.corners_px.mean(axis=0) - centre)) < 0.1 * math.sqrt(
+            card.area_px
+        )
+    if not (1.25 < ratio < 1.9 or ratio > 5 or (sized and ratio > 1.25)):
+        return False
     return inside > 0.1 * math.sqrt(card.area_px)
