@@ -100,9 +100,16 @@ def descriptor(card_img: np.ndarray) -> np.ndarray:
 
 
 def distance(a: np.ndarray, b: np.ndarray) -> float:
-    d = np.sqrt(((a - b) ** 2).sum(axis=2)).ravel()
-    k = int(len(d) * TRIM)
-    return float(np.partition(d, k)[:k].mean())
+    return float(distances(a, b[None])[0])
+
+
+def distances(a: np.ndarray, stack: np.ndarray) -> np.ndarray:
+    """Trimmed-mean distances of descriptor `a` to each descriptor of `stack` (M, h, w, 3), as
+    one array operation."""
+    diff = stack.reshape(len(stack), -1, 3) - a.reshape(1, -1, 3)
+    d = np.sqrt(np.einsum("mpc,mpc->mp", diff, diff))
+    k = int(d.shape[1] * TRIM)
+    return np.partition(d, k, axis=1)[:, :k].mean(axis=1)
 
 
 @dataclass(frozen=True)
@@ -124,6 +131,7 @@ class FaceLibrary:
         self._lab: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # the same, not normalised
         self._back_desc: tuple[np.ndarray, np.ndarray] | None = None
         self._names: dict[str, tuple[list[np.ndarray], list[np.ndarray]]] = {}  # name bands, both ways
+        self._stack: tuple[list[str], np.ndarray] | None = None  # every face, up then down
 
     # ---- building ------------------------------------------------------------------------------
     def set_back(self, card_img: np.ndarray) -> None:
@@ -134,6 +142,7 @@ class FaceLibrary:
         if not name or not name.strip():
             raise ValueError("a card face needs a name")
         self.faces[name] = _store(card_img)
+        self._stack = None
         self._desc[name] = _both(self.faces[name])
         img = self.faces[name]
         self._lab[name] = (_lab(img), _lab(cv2.rotate(img, cv2.ROTATE_180)))
@@ -195,11 +204,14 @@ class FaceLibrary:
     def read(self, image: np.ndarray, corners_px: np.ndarray) -> FaceReading:
         lab = _lab(rectify(image, corners_px, (DESC_SIZE[0] * 3, DESC_SIZE[1] * 3)))
         d = _normalise(lab)
-        back_d = min(distance(d, b) for b in self._back_desc) if self._back_desc else np.inf
+        back_d = float(distances(d, np.stack(self._back_desc)).min()) if self._back_desc else np.inf
         ranked = []
-        for name, (up, down) in self._desc.items():
-            du, dd = distance(d, up), distance(d, down)
-            ranked.append((min(du, dd), name, dd < du))
+        if self._desc:
+            names, stack = self._face_stack()
+            dist = distances(d, stack).reshape(2, -1)  # up, down
+            for i, name in enumerate(names):
+                du, dd = float(dist[0, i]), float(dist[1, i])
+                ranked.append((min(du, dd), name, dd < du))
         ranked.sort()
         best_d, best, flip = ranked[0] if ranked else (np.inf, None, False)
         second_d = ranked[1][0] if len(ranked) > 1 else np.inf
@@ -223,6 +235,15 @@ class FaceLibrary:
                 return FaceReading("up", name, back_d, d_cov, flip)
             return FaceReading("up", None, back_d, best_d, False)
         return FaceReading("unknown", None, back_d, best_d, False)
+
+    def _face_stack(self) -> tuple[list[str], np.ndarray]:
+        if self._stack is None:
+            names = list(self._desc)
+            self._stack = (
+                names,
+                np.stack([self._desc[n][0] for n in names] + [self._desc[n][1] for n in names]),
+            )
+        return self._stack
 
     def _read_names(self, card_img: np.ndarray, rivals: list[tuple[str, bool]]) -> tuple[str, bool] | None:
         """Which of the `rivals` (name, upside down) the card is, by the printed name alone. The
@@ -299,13 +320,11 @@ def _band_distance(seen: np.ndarray, enrolled: np.ndarray) -> float:
     s = NAME_SHIFT
     ref = enrolled[s:-s, s:-s]
     ref = (ref - ref.mean()) / (ref.std() + 4.0)
-    best = np.inf
-    for dy in range(2 * s + 1):
-        for dx in range(2 * s + 1):
-            win = seen[dy : dy + ref.shape[0], dx : dx + ref.shape[1]]
-            win = (win - win.mean()) / (win.std() + 4.0)
-            best = min(best, float(np.abs(win - ref).mean()))
-    return best
+    win = np.lib.stride_tricks.sliding_window_view(seen, ref.shape)  # (2s+1, 2s+1, h, w)
+    win = win[: 2 * s + 1, : 2 * s + 1]
+    mean = win.mean(axis=(2, 3), keepdims=True)
+    std = win.std(axis=(2, 3), keepdims=True)
+    return float((np.abs((win - mean) / (std + 4.0) - ref)).mean(axis=(2, 3)).min())
 
 
 def _both(img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

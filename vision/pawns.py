@@ -46,6 +46,10 @@ DEBUG = None
 ART_TOL = 60.0  # BGR distance under which the enrolled art explains a pixel
 
 
+_SHRUNK_ART: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}  # (art, shrunk)
+_HUE_TABLES: dict[tuple, tuple[list[str], np.ndarray]] = {}
+
+
 @dataclass
 class PawnColors:
     colors: dict[str, tuple[int, int, int]] = field(default_factory=lambda: dict(DEFAULT_COLORS))
@@ -60,8 +64,13 @@ class PawnColors:
     def hue_table(self) -> tuple[list[str], np.ndarray]:
         """(names, table): table[hue] is 1 + the index of the nearest colour within MAX_HUE_DIST,
         0 if none - every pixel goes to one colour, so one pawn is not two colours."""
+        key = tuple(self.colors.items())
+        cached = _HUE_TABLES.get(key)
+        if cached is not None:
+            return cached
         names = list(self.colors)
-        hues = np.array([self.hues()[n] for n in names], np.float64).reshape(1, -1)
+        hue_of = self.hues()
+        hues = np.array([hue_of[n] for n in names], np.float64).reshape(1, -1)
         h = np.arange(256, dtype=np.float64).reshape(-1, 1)
         d = np.abs(h - hues)
         d = np.minimum(d, 180 - d)
@@ -71,6 +80,7 @@ class PawnColors:
             ok = d[np.arange(256), best] <= MAX_HUE_DIST
             table[ok] = best[ok] + 1
         table[180:] = 0
+        _HUE_TABLES[key] = (names, table)
         return names, table
 
     @classmethod
@@ -148,21 +158,41 @@ def find_pawns(
         if counts[k] > 0.03 * n_off:
             table_colours.add(k)
             cls[(cls == k) & off] = 0
-    # The frame's light on each card with known art, once over the whole card (a pawn on it
-    # must not bias it).
-    gains: list[np.ndarray | None] = []
+    # Print the known art explains is no place to look (the card back's pattern, a face's frame);
+    # on the way, the frame's light on each such card, over the whole card (a pawn on it must
+    # not bias it). What is left is looked at again at full resolution.
+    gains: list[np.ndarray | None] = [None] * len(cards)
+    search = cls.copy()
     for i in range(len(cards)):
         art = arts[i] if arts is not None and i < len(arts) else None
-        gains.append(None if art is None else _card_gain(small, np.asarray(art[0], np.float32) / f, art[1]))
-    any_colour = (cls > 0).astype(np.uint8)
-    any_colour = cv2.dilate(any_colour, np.ones((3, 3), np.uint8))
-    n, _, stats, _ = cv2.connectedComponentsWithStats(any_colour, connectivity=8)
+        box = None if art is None else _box(np.asarray(art[0], np.float32) / f, sw, sh)
+        if box is None:
+            continue
+        x0, y0, x1, y1 = box
+        if not search[y0:y1, x0:x1].any():
+            continue
+        corners = np.asarray(art[0], np.float32) / f - np.array([x0, y0], np.float32)
+        warped, inside = _warp_art(art[1], corners, (x1 - x0, y1 - y0))
+        core = cv2.erode(inside.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+        if not core.any():
+            continue
+        r = small[y0:y1, x0:x1].astype(np.float32)
+        gains[i] = (r[core].mean(axis=0) + 1) / (warped[core].mean(axis=0) + 1)
+        diff = np.sqrt(((r - warped * gains[i]) ** 2).sum(axis=2))
+        diff = cv2.erode(diff, np.ones((3, 3), np.uint8))
+        search[y0:y1, x0:x1][inside & (diff < ART_TOL)] = 0
+    # A region is looked at whole (a pawn on print of its own colour is one blob with it) if
+    # anything in it is left unexplained.
+    any_colour = cv2.dilate((cls > 0).astype(np.uint8), np.ones((3, 3), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(any_colour, connectivity=8)
+    wanted = np.zeros(n, bool)
+    wanted[labels[search > 0]] = True
     min_area = MIN_AREA * card_area
     max_area = MAX_AREA * card_area
     boxes = []
     for j in range(1, n):
         x, y, w, h, area = (int(v) for v in stats[j])
-        if area * f * f >= 0.5 * min_area:
+        if wanted[j] and area * f * f >= 0.5 * min_area:
             boxes.append([x - 1, y - 1, x + w + 1, y + h + 1])
     frame = _Frame(
         image,
@@ -394,7 +424,14 @@ def _warp_art(art: np.ndarray, corners: np.ndarray, size: tuple[int, int]) -> tu
     side = max(np.linalg.norm(corners[1] - corners[0]), np.linalg.norm(corners[2] - corners[1]), 2.0)
     k = max(1, int(min(aw, ah) / max(side * 0.7, 1.0)))
     if k > 1:
-        art = cv2.resize(art, (max(aw // k, 2), max(ah // k, 2)), interpolation=cv2.INTER_AREA)
+        key = (id(art), k)
+        shrunk = _SHRUNK_ART.get(key)
+        if shrunk is None or shrunk[0] is not art:
+            if len(_SHRUNK_ART) > 256:
+                _SHRUNK_ART.clear()
+            shrunk = (art, cv2.resize(art, (max(aw // k, 2), max(ah // k, 2)), interpolation=cv2.INTER_AREA))
+            _SHRUNK_ART[key] = shrunk
+        art = shrunk[1]
         ah, aw = art.shape[:2]
     src = np.array([[0, 0], [aw - 1, 0], [aw - 1, ah - 1], [0, ah - 1]], np.float32)
     m = cv2.getPerspectiveTransform(src, corners.astype(np.float32))
@@ -480,13 +517,13 @@ def _like_table(fr: _Frame, foot: tuple[float, float], ring_bgr: np.ndarray) -> 
     median of the off-card pixels within a few card lengths): a pawn on the table does, the
     print of a card the detector did not find does not."""
     sh, sw = fr.off.shape
-    r = int(3 * np.sqrt(fr.max_area / MAX_AREA) / fr.f)
+    r = int(2 * np.sqrt(fr.max_area / MAX_AREA) / fr.f)
     cx, cy = int(foot[0] / fr.f), int(foot[1] / fr.f)
     y0, y1, x0, x1 = max(cy - r, 0), min(cy + r + 1, sh), max(cx - r, 0), min(cx + r + 1, sw)
-    sel = fr.off[y0:y1, x0:x1]
+    sel = fr.off[y0:y1:2, x0:x1:2]
     if np.count_nonzero(sel) < 20:
         return True
-    table = np.median(fr.small[y0:y1, x0:x1][sel].astype(np.float32), axis=0)
+    table = np.median(fr.small[y0:y1:2, x0:x1:2][sel], axis=0).astype(np.float32)
     return float(np.linalg.norm(table - ring_bgr)) < TABLE_TOL
 
 
