@@ -34,6 +34,7 @@ from vision.pipeline import FrameReader
 from vision.sources import SourceError
 from vision.table import TableMap
 from vision.tracker import Tracker
+from vision.undistort import FrameMap
 
 log = logging.getLogger("tabletop.camera")
 
@@ -61,11 +62,12 @@ class FrameVision:
         # Undistort each frame once (one remap) and map its pixels to the table with the plain
         # homography: the detector asks for mm at thousands of points per frame, and undoing
         # the lens point by point costs far more than one remap of the image.
-        self._maps = None
-        if calibration.has_lens:
-            k = np.asarray(calibration.camera_matrix, dtype=np.float64)
-            d = np.asarray(calibration.distortion, dtype=np.float64)
-            self._maps = cv2.initUndistortRectifyMap(k, d, None, k, calibration.image_size, cv2.CV_16SC2)
+        self.frame_map = FrameMap(
+            calibration.image_size,
+            calibration.camera_matrix if calibration.has_lens else None,
+            calibration.distortion if calibration.has_lens else None,
+            scale,
+        )
         h = np.asarray(calibration.image_to_table, dtype=np.float64) @ np.diag([1 / scale, 1 / scale, 1.0])
         floor = float(calibration.steps.get("table", {}).get("holdout_rms_mm", 0.0) or 0.0)
 
@@ -90,17 +92,8 @@ class FrameVision:
 
     def prepare(self, image: np.ndarray) -> np.ndarray:
         """The frame as vision reads it: undistorted, scaled."""
-        if self._maps is not None:
-            if (image.shape[1], image.shape[0]) != tuple(self.calibration.image_size):
-                w, h = self.calibration.image_size
-                raise ValueError(
-                    f"the camera gives {image.shape[1]}x{image.shape[0]} frames but the calibration is for"
-                    f" {w}x{h}: calibrate this camera at this resolution"
-                )
-            image = cv2.remap(image, self._maps[0], self._maps[1], cv2.INTER_LINEAR)
-        if self.scale != 1.0:
-            image = cv2.resize(image, None, fx=self.scale, fy=self.scale, interpolation=cv2.INTER_AREA)
-        return image
+        self.frame_map.check(image)
+        return self.frame_map.whole(image)
 
 
 class TableWatcher:
@@ -115,12 +108,14 @@ class TableWatcher:
         self, calibration: Calibration, pawn_colors: Iterable[str] | None = None, scale: float = 1.0
     ) -> None:
         self.vision = FrameVision(calibration, pawn_colors, scale)
-        self.reader = IncrementalReader(self.vision.reader)
+        self.reader = IncrementalReader(self.vision.reader, frame_map=self.vision.frame_map)
         self.tracker = Tracker()
 
     def see(self, index: int, time_s: float, image: np.ndarray) -> Observation:
-        seen = self.vision.prepare(image)
-        return self.track(self.reader.read(seen, time_s), seen, index, time_s)
+        reading = self.reader.read(image, time_s)
+        # The undistorted picture is made only when the reader looked at the table again.
+        image = self.reader.image() if self.reader.looked_again else None
+        return self.tracker.update(reading, image, index, time_s)
 
     def track(self, reading: FrameReading, image: np.ndarray, index: int, time_s: float) -> Observation:
         return self.tracker.update(reading, image, index, time_s)

@@ -24,6 +24,7 @@ import numpy as np
 
 from vision.observation import CardSeen, FrameReading, PawnSeen
 from vision.pipeline import FrameReader, check_image
+from vision.undistort import FrameMap
 
 
 @dataclass(frozen=True)
@@ -39,47 +40,70 @@ class IncrementalSettings:
     margin_cards: float = 0.6  # a changed region grows by this many card long edges
 
 
+Box = tuple[int, int, int, int]  # x0, y0, x1, y1 (x1, y1 exclusive)
+
+
 @dataclass
 class _Region:
-    x0: int
-    y0: int
-    x1: int
-    y1: int
+    """Where to look again: `core` (full-frame px) holds the changed area and every known card it
+    touches; `crop` adds context around it, so the reader sees the core as in a whole frame."""
+
+    core: list[int]
+    parts: list[Box]  # the changed areas (small-copy px) it answers for
+    crop: Box = (0, 0, 0, 0)
 
     def contains(self, pt: tuple[float, float]) -> bool:
-        return self.x0 <= pt[0] < self.x1 and self.y0 <= pt[1] < self.y1
+        x0, y0, x1, y1 = self.core
+        return x0 <= pt[0] < x1 and y0 <= pt[1] < y1
 
     def touches(self, corners: np.ndarray) -> bool:
+        x0, y0, x1, y1 = self.core
         lo, hi = corners.min(axis=0), corners.max(axis=0)
-        return bool(lo[0] < self.x1 and hi[0] >= self.x0 and lo[1] < self.y1 and hi[1] >= self.y0)
+        return bool(lo[0] < x1 and hi[0] >= x0 and lo[1] < y1 and hi[1] >= y0)
+
+    def overlaps(self, other: _Region) -> bool:
+        a, b = self.core, other.core
+        return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
     def cover(self, corners: np.ndarray, pad: int, w: int, h: int) -> bool:
-        """Grow to hold `corners` with `pad` px to spare; True if it grew."""
+        """Grow the core to hold `corners` with `pad` px to spare; True if it grew."""
         lo = np.floor(corners.min(axis=0)).astype(int) - pad
         hi = np.ceil(corners.max(axis=0)).astype(int) + pad + 1
-        new = (
-            max(min(self.x0, lo[0]), 0),
-            max(min(self.y0, lo[1]), 0),
-            min(max(self.x1, hi[0]), w),
-            min(max(self.y1, hi[1]), h),
-        )
-        grew = new != (self.x0, self.y0, self.x1, self.y1)
-        self.x0, self.y0, self.x1, self.y1 = new
+        new = [
+            max(min(self.core[0], int(lo[0])), 0),
+            max(min(self.core[1], int(lo[1])), 0),
+            min(max(self.core[2], int(hi[0])), w),
+            min(max(self.core[3], int(hi[1])), h),
+        ]
+        grew = new != self.core
+        self.core = new
         return grew
 
 
 class IncrementalReader:
     """`read(image) -> FrameReading` for consecutive frames of one camera; see the module doc."""
 
-    def __init__(self, reader: FrameReader, settings: IncrementalSettings | None = None) -> None:
+    def __init__(
+        self,
+        reader: FrameReader,
+        settings: IncrementalSettings | None = None,
+        frame_map: FrameMap | None = None,
+    ) -> None:
+        """`frame_map` turns camera frames into the picture `reader` reads (the lens undone);
+        by default frames are read as they come."""
         self.reader = reader
         self.settings = settings or IncrementalSettings()
+        self.frame_map = frame_map
+        self._raw: np.ndarray | None = None  # the latest frame, as it came
+        self._image: np.ndarray | None = None  # ... and as vision reads it, once needed
+        self.looked_again = False  # the latest frame was read (whole or in part)
         self._reading: FrameReading | None = None
         self._ref: np.ndarray | None = None  # small copy of what the reading describes
         self._prev: np.ndarray | None = None  # small copy of the previous frame
         self._moved_at: np.ndarray | None = None  # per small pixel: last time seen before a change
         self._prev_t = 0.0
         self._frames_since_full = 0
+        self._identity: FrameMap | None = None
         self.full_reads = 0
         self.region_reads = 0
 
@@ -88,18 +112,29 @@ class IncrementalReader:
         self._reading = None
 
     # ------------------------------------------------------------------------------------------
+    def image(self) -> np.ndarray:
+        """The latest frame as vision reads it (made on demand: most frames never need it)."""
+        if self._image is None:
+            assert self._raw is not None, "read a frame first"
+            self._image = self._map(self._raw).whole(self._raw)
+        return self._image
+
     def read(self, image: np.ndarray, time_s: float | None = None) -> FrameReading:
-        """The reading of `image`; `time_s` is when it was taken (default: frames `stream_fps`
-        apart)."""
+        """The reading of camera frame `image`; `time_s` is when it was taken (default: frames
+        `stream_fps` apart)."""
         t0 = time.perf_counter()
         if time_s is None:
             time_s = self._prev_t + 1.0 / self.settings.stream_fps
-        if not isinstance(image, np.ndarray) or image.ndim not in (2, 3):
+        if not isinstance(image, np.ndarray) or image.ndim not in (2, 3) or image.size == 0:
             check_image(image)  # raises the reader's own message
         if image.ndim == 2:
             image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-        h, w = image.shape[:2]
-        small = self._small(image)
+        fmap = self._map(image)
+        fmap.check(image)
+        self._raw, self._image, self.looked_again = image, None, False
+        w, h = fmap.size
+        small = fmap.small(image, self.settings.small_long_side)
+        check_image(small)  # a covered lens or a dead camera says so, as a whole read would
         s = self.settings
         r = self._reading
         due = s.refresh_frames is not None and self._frames_since_full >= s.refresh_frames
@@ -110,7 +145,7 @@ class IncrementalReader:
             or self._ref.shape != small.shape
             or due
         ):
-            return self._read_whole(image, small, time_s, t0)
+            return self._read_whole(small, time_s, t0)
         self._frames_since_full += 1
         moving = _differs(small, self._prev, s.change_level)
         # A change seen now happened after the previous frame: the region is known to be at rest
@@ -120,25 +155,36 @@ class IncrementalReader:
         changed = _differs(small, self._ref, s.change_level)
         if not cv2.countNonZero(changed):
             return self._stand(r, t0)
-        regions = self._settled_regions(changed, w / small.shape[1], time_s)
+        k = w / small.shape[1]
+        regions = self._settled_regions(changed, k, time_s)
         if not regions:
             return self._stand(r, t0)
-        for _, (sx0, sy0, sx1, sy1) in regions:
-            self._ref[sy0:sy1, sx0:sx1] = small[sy0:sy1, sx0:sx1]
-        self._reading = self._reread(image, [reg for reg, _ in regions], r, t0)
+        for reg in regions:
+            x0, y0, x1, y1 = reg.core  # refreshed where it is read again, and no further
+            self._ref[int(np.ceil(y0 / k)) : int(y1 // k), int(np.ceil(x0 / k)) : int(x1 // k)] = small[
+                int(np.ceil(y0 / k)) : int(y1 // k), int(np.ceil(x0 / k)) : int(x1 // k)
+            ]
+            for sx0, sy0, sx1, sy1 in reg.parts:
+                self._ref[sy0:sy1, sx0:sx1] = small[sy0:sy1, sx0:sx1]
+        self._reading = self._reread(regions, r, t0)
+        self.looked_again = True
         self.region_reads += len(regions)
         return self._reading
 
     # ------------------------------------------------------------------------------------------
-    def _small(self, image: np.ndarray) -> np.ndarray:
-        h, w = image.shape[:2]
-        k = max(1.0, max(h, w) / self.settings.small_long_side)
-        size = (max(1, round(w / k)), max(1, round(h / k)))
-        return cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+    def _map(self, raw: np.ndarray) -> FrameMap:
+        if self.frame_map is not None:
+            return self.frame_map
+        size = (raw.shape[1], raw.shape[0])
+        if self._identity is None or self._identity.raw_size != size:
+            self._identity = FrameMap(size)
+        return self._identity
 
-    def _read_whole(self, image: np.ndarray, small: np.ndarray, time_s: float, t0: float) -> FrameReading:
+    def _read_whole(self, small: np.ndarray, time_s: float, t0: float) -> FrameReading:
+        image = self.image()
         check_image(image)
         self._reading = self.reader.read_checked(image)
+        self.looked_again = True
         self._ref, self._prev, self._prev_t = small.copy(), small, time_s
         self._moved_at = np.full(small.shape[:2], -np.inf)
         self._frames_since_full = 0
@@ -159,41 +205,68 @@ class IncrementalReader:
             return max(table.card_size_mm) / float(table.mm_per_px(centre)[0])
         return max(r.width, r.height) / 8 if r is not None else 100.0
 
-    def _settled_regions(
-        self, changed: np.ndarray, k: float, time_s: float
-    ) -> list[tuple[_Region, tuple[int, int, int, int]]]:
-        """Full-frame regions to re-read (each with the small-copy box it refreshes): the changed
-        areas, grown by part of a card, that have been still for `settle_s`."""
+    def _settled_regions(self, changed: np.ndarray, k: float, time_s: float) -> list[_Region]:
+        """Regions to read again: the changed areas grown by part of a card and over every known
+        card they touch (merged where they meet), whose crop has been still for `settle_s`."""
         s = self.settings
-        grow = max(1, int(round(s.margin_cards * self._card_px() / k)))
-        mask = cv2.dilate(changed, cv2.getStructuringElement(cv2.MORPH_RECT, (2 * grow + 1,) * 2))
-        n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
         assert self._reading is not None
         w, h = self._reading.width, self._reading.height
-        out = []
+        card = self._card_px()
+        grow = max(1, int(round(s.margin_cards * card / k)))
+        mask = cv2.dilate(changed, cv2.getStructuringElement(cv2.MORPH_RECT, (2 * grow + 1,) * 2))
+        n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        old = [np.array(c.corners_px) for c in self._reading.cards]
+        regions = []
         for i in range(1, n):
             x, y, bw, bh, _ = stats[i]
-            if time_s - self._moved_at[y : y + bh, x : x + bw].max() < s.settle_s:
-                continue  # something still moves there (a hand): wait
-            reg = _Region(
-                int(x * k), int(y * k), min(int(np.ceil((x + bw) * k)), w), min(int(np.ceil((y + bh) * k)), h)
-            )
-            out.append((reg, (x, y, x + bw, y + bh)))
+            core = [
+                int(x * k),
+                int(y * k),
+                min(int(np.ceil((x + bw) * k)), w),
+                min(int(np.ceil((y + bh) * k)), h),
+            ]
+            regions.append(_Region(core, [(int(x), int(y), int(x + bw), int(y + bh))]))
+        # Every known card a region touches is read again whole; regions that meet are one.
+        while True:
+            for reg in regions:
+                grew = True
+                while grew:  # a card it grows over may touch another
+                    grew = False
+                    for q in old:
+                        if reg.touches(q):
+                            grew |= reg.cover(q, 6, w, h)
+            merged = False
+            for i in range(len(regions)):
+                for j in range(i + 1, len(regions)):
+                    a, b = regions[i], regions[j]
+                    if a.overlaps(b):
+                        a.core = [min(a.core[0], b.core[0]), min(a.core[1], b.core[1]),
+                                  max(a.core[2], b.core[2]), max(a.core[3], b.core[3])]  # fmt: skip
+                        a.parts += b.parts
+                        del regions[j]
+                        merged = True
+                        break
+                if merged:
+                    break
+            if not merged:
+                break
+        ctx = int(0.5 * card)
+        out = []
+        for reg in regions:
+            x0, y0, x1, y1 = reg.core
+            reg.crop = (max(x0 - ctx, 0), max(y0 - ctx, 0), min(x1 + ctx, w), min(y1 + ctx, h))
+            cx0, cy0, cx1, cy1 = reg.crop
+            box = self._moved_at[int(cy0 // k) : int(np.ceil(cy1 / k)), int(cx0 // k) : int(np.ceil(cx1 / k))]
+            if box.size and time_s - box.max() < s.settle_s:
+                continue  # something still moves there or next to it (a hand): wait
+            out.append(reg)
         return out
 
-    def _reread(self, image: np.ndarray, regions: list[_Region], r: FrameReading, t0: float) -> FrameReading:
-        h, w = image.shape[:2]
+    def _reread(self, regions: list[_Region], r: FrameReading, t0: float) -> FrameReading:
+        w, h = r.width, r.height
+        assert self._raw is not None
+        fmap = self._map(self._raw)
         old = [np.array(c.corners_px) for c in r.cards]
-        pad = 6
-        # Every known card a region touches is read again whole: grow the region over it.
-        for reg in regions:
-            for _ in range(4):
-                grew = False
-                for q in old:
-                    if reg.touches(q):
-                        grew |= reg.cover(q, pad, w, h)
-                if not grew:
-                    break
         cards: list[CardSeen] = []
         pawns: list[tuple[PawnSeen, int | None]] = []  # pawn, index into `cards`
         old_index: dict[int, int] = {}
@@ -206,11 +279,14 @@ class IncrementalReader:
                 pawns.append((p, None if p.card is None else old_index.get(p.card)))
         table = self.reader.table
         for reg in regions:
-            crop = image[reg.y0 : reg.y1, reg.x0 : reg.x1]
+            x0, y0, x1, y1 = reg.crop
+            crop = (
+                self._image[y0:y1, x0:x1] if self._image is not None else fmap.crop(self._raw, x0, y0, x1, y1)
+            )
             if crop.shape[0] < 32 or crop.shape[1] < 32:
                 continue
             sub = FrameReader(
-                table=None if table is None else table.shifted(reg.x0, reg.y0),
+                table=None if table is None else table.shifted(x0, y0),
                 faces=self.reader.faces,
                 pawn_colors=self.reader.pawn_colors,
                 settings=self.reader.detector.settings,
@@ -218,13 +294,16 @@ class IncrementalReader:
             ).read_checked(crop)
             index: dict[int, int] = {}
             for i, c in enumerate(sub.cards):
-                q = np.array(c.corners_px)
-                if _cut_by(q, crop.shape, reg, w, h):
-                    continue  # runs out of the crop: not seen whole here
+                q = np.array(c.corners_px) + (x0, y0)
+                # Only the core's cards are news; the context's stand as they were read before.
+                if not reg.contains(tuple(q.mean(axis=0))) or _cut_by(q, reg.crop, w, h):
+                    continue
                 index[i] = len(cards)
-                cards.append(_shift_card(c, reg.x0, reg.y0))
+                cards.append(_shift_card(c, x0, y0))
             for p in sub.pawns:
-                pawns.append((_shift_pawn(p, reg.x0, reg.y0), None if p.card is None else index.get(p.card)))
+                p = _shift_pawn(p, x0, y0)
+                if reg.contains(p.center_px):
+                    pawns.append((p, None if p.card is None else index.get(p.card)))
         # The full reader's order: top to bottom, then left to right.
         order = sorted(
             range(len(cards)),
@@ -258,15 +337,15 @@ def _long_side(q: np.ndarray) -> float:
     return float(max((s[0] + s[2]) / 2, (s[1] + s[3]) / 2))
 
 
-def _cut_by(q: np.ndarray, crop_shape: tuple[int, ...], reg: _Region, w: int, h: int) -> bool:
-    """A card touching an edge of the crop that is not an edge of the frame."""
-    ch, cw = crop_shape[:2]
+def _cut_by(q: np.ndarray, crop: Box, w: int, h: int) -> bool:
+    """A card (full-frame px) touching an edge of the crop that is not an edge of the frame."""
+    x0, y0, x1, y1 = crop
     lo, hi = q.min(axis=0), q.max(axis=0)
     return bool(
-        (lo[0] < 2 and reg.x0 > 0)
-        or (lo[1] < 2 and reg.y0 > 0)
-        or (hi[0] > cw - 3 and reg.x1 < w)
-        or (hi[1] > ch - 3 and reg.y1 < h)
+        (lo[0] < x0 + 2 and x0 > 0)
+        or (lo[1] < y0 + 2 and y0 > 0)
+        or (hi[0] > x1 - 3 and x1 < w)
+        or (hi[1] > y1 - 3 and y1 < h)
     )
 
 

@@ -77,10 +77,15 @@ class Tracker:
         self._pawns: dict[str, _PawnTrack] = {}
         self._next_id = 1
 
-    def update(self, reading: FrameReading, image: np.ndarray, frame: int, time_s: float) -> Observation:
+    def update(
+        self, reading: FrameReading, image: np.ndarray | None, frame: int, time_s: float
+    ) -> Observation:
+        """`image` is the picture `reading` was made from, or None when the reader did not look
+        at the table again (`vision.incremental`: nothing changed since its last look)."""
         s = self.settings
         events: list[VisionEvent] = []
-        colour = image if image.ndim == 3 else None  # each sample converts only its own crop to Lab
+        # Each colour sample converts only its own crop to Lab.
+        colour = image if image is not None and image.ndim == 3 else None
         matched: set[int] = set()
         # Match detections to tracks: nearest centre within a share of the card's size.
         pairs = []
@@ -114,13 +119,16 @@ class Tracker:
                 continue  # never confirmed: forget it quietly
             t.hidden = True
             self._confirm_face_while_hidden(t, frame, time_s, events)
-            if self._table_shows(t, colour):
-                t.clear_since_s = time_s if t.clear_since_s is None else t.clear_since_s
-                if time_s - t.clear_since_s >= s.confirm_s:
-                    events.append(VisionEvent("removed", frame, time_s, t.id, face=t.face, name=t.name))
-                    continue
-            else:
-                t.clear_since_s = None
+            if image is not None:
+                clear = self._table_shows(t, colour)
+                if clear and t.clear_since_s is None:
+                    t.clear_since_s = time_s
+                elif not clear:
+                    t.clear_since_s = None
+            # (No picture: the table looks as at the last look, so a clear place stays clear.)
+            if t.clear_since_s is not None and time_s - t.clear_since_s >= s.confirm_s:
+                events.append(VisionEvent("removed", frame, time_s, t.id, face=t.face, name=t.name))
+                continue
             keep.append(t)
         self._tracks = keep
         self._update_pawns(reading, frame, time_s, events)
