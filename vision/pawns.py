@@ -187,12 +187,15 @@ def find_pawns(
     n, labels, stats, _ = cv2.connectedComponentsWithStats(any_colour, connectivity=8)
     wanted = np.zeros(n, bool)
     wanted[labels[search > 0]] = True
+    # Fast mode: a pawn wholly on print of its own colour (a yellow disc covering a yellow
+    # target) leaves nothing unexplained at this size and would be missed, so it is off.
+    exclusive = False
     min_area = MIN_AREA * card_area
     max_area = MAX_AREA * card_area
     boxes = []
     for j in range(1, n):
         x, y, w, h, area = (int(v) for v in stats[j])
-        if wanted[j] and area * f * f >= 0.5 * min_area:
+        if area * f * f >= 0.5 * min_area and (wanted[j] or not exclusive):
             boxes.append([x - 1, y - 1, x + w + 1, y + h + 1])
     frame = _Frame(
         image,
