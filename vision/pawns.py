@@ -42,7 +42,6 @@ MAX_HOLES = 0.15  # a ring (printed target, coin) encloses a hole; a pawn is sol
 MAX_ASPECT = 6.0  # longest / shortest side of a blob's rotated box
 MIN_SOLIDITY = 0.6  # blob area / its convex hull's
 TABLE_TOL = 60.0  # BGR distance from the table's colour of what surrounds a pawn on the table
-DEBUG = None
 ART_TOL = 60.0  # BGR distance under which the enrolled art explains a pixel
 
 
@@ -359,8 +358,6 @@ def _blobs_in(fr: _Frame, box: tuple[int, int, int, int]) -> list[_Blob]:
                 continue  # cut by the frame's edge: where it stands is not seen (or it is print)
             # On known art everything else is explained: a figure seen edge-on (thin) still counts.
             info = _judge(roi, m, own, x, y, w, h, area, min_area, max_area, lenient=known)
-            if DEBUG is not None:
-                DEBUG.append((names[k - 1], (x + x0, y + y0, w, h), area, on, known, info))
             if info is None:
                 continue
             solidity, ring_bgr = info
