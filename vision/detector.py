@@ -258,6 +258,14 @@ class CardDetector:
         cs, cl = sorted(self.settings.card_size_mm)
         return ms > 0.98 * cs or ml > 0.98 * cl
 
+    def _full_size(self, c: CardCandidate) -> bool:
+        """Both sides of a calibrated fit within 2 % of the card's."""
+        if c.corners_mm is None:
+            return False
+        ms, ml = _side_lengths(c.corners_mm)
+        cs, cl = sorted(self.settings.card_size_mm)
+        return abs(ms / cs - 1) < 0.02 and abs(ml / cl - 1) < 0.02
+
     # ------------------------------------------------------------------------------------------
     def _refine(
         self, image: np.ndarray, q: np.ndarray, reach: float, grow: bool = True
@@ -301,10 +309,20 @@ class CardDetector:
             ):
                 # An inner frame of the card's art: the card is the card-sized rectangle around
                 # it (the borders of the short and the long sides differ).
+                mm_per_px = float(np.mean(self.table.mm_per_px(c)))
                 around = _card_around(c, corners_mm, cs, cl)
+                got = []
                 if around is not None:
-                    m = border_mm / float(np.mean(self.table.mm_per_px(c)))
-                    out.extend(self._refine(image, around, reach=max(0.35 * m, 3.0), grow=False))
+                    m = border_mm / mm_per_px
+                    got = self._refine(image, around, reach=max(0.35 * m, 3.0), grow=False)
+                if not any(self._full_size(g) for g in got):
+                    # Some sides of the fit were the card's own edges already: the frame is
+                    # not centred on the card. Move every side out by the mean border instead.
+                    m = ((cs - ms) + (cl - ml)) / 4 / mm_per_px
+                    bigger = _offset_quad(c, m)
+                    if bigger is not None:
+                        got += self._refine(image, bigger, reach=max(0.35 * m, 2.5), grow=False)
+                out.extend(got)
             if ok:
                 sigma_mm = self.table.sigma_mm(c, fit.sigma_px)
             else:
@@ -649,9 +667,12 @@ def _explained_by(card: CardCandidate, centre: np.ndarray, area: float, sized: b
         card.corners_px.astype(np.float32), (float(centre[0]), float(centre[1])), True
     )
     if 0.8 < ratio <= 1.25:
-        # Near-duplicate: refining a clean fit again would find the same four edges.
-        return clean and float(np.linalg.norm(card.corners_px.mean(axis=0) - centre)) < 0.1 * math.sqrt(
-            card.area_px
+        # Near-duplicate: refining a clean fit again would find the same four edges. (Without
+        # sizes in mm a clean fit may be an art frame, and another map's quad may grow better.)
+        return (
+            sized
+            and clean
+            and float(np.linalg.norm(card.corners_px.mean(axis=0) - centre)) < 0.1 * math.sqrt(card.area_px)
         )
     if not (1.25 < ratio < 1.9 or ratio > 5 or (sized and ratio > 1.25)):
         return False
