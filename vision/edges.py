@@ -85,12 +85,21 @@ class _Edges:
 class _Lines:
     """Lines fitted to k sides."""
 
-    c: np.ndarray  # k x 2, centroid of the inliers
-    d: np.ndarray  # k x 2, unit direction
+    coef: np.ndarray  # k x 10: centroid of the inliers (2), unit direction (2), then the
+    # coefficients (3 each, for the points' 1, x, y) of the signed distance from the line and of
+    # the position along it
     pts: np.ndarray  # k x 3 x n: 1, x, y of each point
     keep: np.ndarray  # k x n, the inliers
     dist: np.ndarray  # k x n, signed distances of the points from the line
     ok: np.ndarray  # k, whether the side has a line
+
+    @property
+    def c(self) -> np.ndarray:
+        return self.coef[:, :2]
+
+    @property
+    def d(self) -> np.ndarray:
+        return self.coef[:, 2:4]
 
     def rows(self, rows: np.ndarray) -> _Lines:
         return _Lines(*(getattr(self, f.name)[rows] for f in fields(self)))
@@ -130,6 +139,14 @@ def _step_weights(m: int) -> np.ndarray:
     return w
 
 
+_AROUND = np.array([-1, 0, 1])[:, None, None]
+
+
+@lru_cache(maxsize=256)
+def _columns(m: int) -> np.ndarray:
+    return np.arange(m)
+
+
 @lru_cache(maxsize=256)
 def _flat_rows(k: int, width: int, m: int) -> np.ndarray:
     return np.arange(k * width).reshape(k, width) * m
@@ -138,13 +155,30 @@ def _flat_rows(k: int, width: int, m: int) -> np.ndarray:
 def _masked_median(v: np.ndarray, mask: np.ndarray, empty: float = np.nan) -> np.ndarray:
     """Median along the last axis of `v` (... x k x n) over the entries where `mask` (k x n)
     holds; `empty` where none does."""
-    cnt = mask.sum(axis=-1)
-    s = np.sort(np.where(mask, v, np.inf), axis=-1)
-    rows = np.arange(mask.shape[0])
-    med = (s[..., rows, np.maximum(cnt - 1, 0) // 2] + s[..., rows, cnt // 2]) / 2
-    if not cnt.all():
-        med = np.where(cnt > 0, med, empty)
+    k, n = mask.shape
+    cnt = np.add.reduce(mask, axis=1).tolist()
+    s = np.sort(np.where(mask, v, np.inf), axis=-1).reshape(*v.shape[:-2], k * n)
+    lo = [i * n + max(c - 1, 0) // 2 for i, c in enumerate(cnt)]
+    hi = [i * n + c // 2 for i, c in enumerate(cnt)]
+    med = (s[..., lo] + s[..., hi]) / 2
+    if 0 in cnt:
+        med = np.where(np.array(cnt) > 0, med, empty)
     return med
+
+
+def _polarity(prof: np.ndarray, diff: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """Each side's polarity (k x C, not normalised) from its profiles and their differences
+    (k x n x m x C): the colour step from the card to what lies beyond it (robust to a thin shadow
+    or dark rim along the edge, whose two flanks have opposite signs). When both ends look alike
+    (a neighbouring card a few mm away), the strongest change decides."""
+    step = prof.transpose(3, 0, 1, 2) @ _step_weights(prof.shape[2])  # C x k x n
+    pol = _masked_median(step, valid).T
+    faint = (pol * pol).sum(axis=1) <= 25.0
+    if faint.any():
+        jm = (diff**2).sum(axis=3).argmax(axis=2)
+        strongest = np.take_along_axis(diff, jm[..., None, None], axis=2)[:, :, 0].transpose(2, 0, 1)
+        pol[faint] = (_masked_median(strongest, valid).T / (2 * _DERIV_K * STEP))[faint]
+    return pol
 
 
 def _edge_points(
@@ -192,16 +226,7 @@ def _edge_points(
     if polarity is not None:
         pol = np.asarray(polarity, dtype=np.float64)
     else:
-        # The side's polarity: the colour step from the card to what lies beyond it (robust to a
-        # thin shadow or dark rim along the edge, whose two flanks have opposite signs). When both
-        # ends look alike (a neighbouring card a few mm away), the strongest change decides.
-        step = prof.reshape(k, width, m, nc).transpose(3, 0, 1, 2) @ _step_weights(m)  # C x k x n
-        pol = _masked_median(step, valid).T
-        faint = (pol * pol).sum(axis=1) <= 25.0
-        if faint.any():
-            jm = (diff**2).sum(axis=3).argmax(axis=2)
-            strongest = np.take_along_axis(diff, jm[..., None, None], axis=2)[:, :, 0].transpose(2, 0, 1)
-            pol[faint] = (_masked_median(strongest, valid).T / (2 * _DERIV_K * STEP))[faint]
+        pol = _polarity(prof.reshape(k, width, m, nc), diff, valid)
     norm = np.sqrt((pol * pol).sum(axis=1))
     usable = norm >= 1e-6
     pol = pol / np.where(usable, norm, 1)[:, None]
@@ -211,33 +236,32 @@ def _edge_points(
     score = np.zeros(k * width * m, inside.dtype)
     score[_DERIV_K:] = inside[:-_DERIV_K]
     score = score.reshape(k, width, m)
-    j = np.clip(score.argmax(axis=2), 1, m - 2)
-    flat = score.ravel()
-    at = _flat_rows(k, width, m) + j
-    s0, s1, s2 = flat[at - 1], flat[at], flat[at + 1]
+    j = np.minimum(np.maximum(score.argmax(axis=2), 1), m - 2)
+    # The peak and its two neighbours, for a parabola through them.
+    s0, s1, s2 = score.ravel()[(_flat_rows(k, width, m) + j)[None] + _AROUND]
     den = s0 - 2 * s1 + s2
     peaked = den < -1e-9
     frac = np.where(peaked, 0.5 * (s0 - s2) / np.where(peaked, den, -1.0), 0.0)
-    frac = np.clip(frac, -0.5, 0.5)
-    off = offs[j] + frac * STEP
+    off = offs[j] + np.minimum(np.maximum(frac, -0.5), 0.5) * STEP
     pts = np.ones((k, 3, width))
     pts[:, 1:] = base + off[:, None, :] * outward[:, :, None]
     # A point counts when its edge is a clear peak: strong against the side's typical edge and
     # against the rest of its own profile (so texture and flat paper do not count).
     inner = (j > 1) & (j < m - 2) & valid
-    typical = _masked_median(s1, inner, 0.0).astype(np.float64)
-    dist = np.abs(np.arange(m) - j[..., None])
+    typical = np.array([0.35 * t for t in _masked_median(s1, inner, 0.0).tolist()], s1.dtype)
+    dist = np.abs(_columns(m) - j[..., None])
     rest = np.where(dist > _PEAK_BAND, np.abs(score), 0.0)
-    strong = inner & (s1 > 1.0) & (s1 > (0.35 * typical).astype(s1.dtype)[:, None])
-    strong &= usable[:, None]
+    strong = inner & (s1 > 1.0) & (s1 > typical[:, None])
+    if not usable.all():
+        strong &= usable[:, None]
     found = strong & (s1 > 1.4 * rest.max(axis=2))
     return _Edges(pts, s1, found, pol, strong, score, dist, rest)
 
 
-def _fit_lines(pts: np.ndarray, keep: np.ndarray, ref: np.ndarray) -> _Lines:
+def _line_coefficients(pts: np.ndarray, keep: np.ndarray, ref: np.ndarray) -> np.ndarray:
     """Least-squares (total) line through the kept points of each side: centroid, unit direction
-    (the main axis of the points' 2 x 2 scatter, pointing along `ref`) and the points' signed
-    distances from it."""
+    (the main axis of the points' 2 x 2 scatter, pointing along `ref`) and the coefficients of
+    distance from it and position along it (see _Lines)."""
     moments = ((pts * keep[:, None, :]) @ pts.transpose(0, 2, 1)).tolist()  # k x 3 x 3
     coef = []
     for (s, sx, sy), (_, sxx, sxy), (_, _, syy), (rx, ry) in zip(*zip(*moments), ref.tolist()):
@@ -247,32 +271,36 @@ def _fit_lines(pts: np.ndarray, keep: np.ndarray, ref: np.ndarray) -> _Lines:
         dx, dy = math.cos(theta), math.sin(theta)
         if dx * rx + dy * ry < 0:
             dx, dy = -dx, -dy
-        coef.append((cx, cy, dx, dy, cx * dy - cy * dx, -dy, dx))
-    cf = np.array(coef)
-    dist = (cf[:, None, 4:] @ pts)[:, 0]  # (y - cy) dx - (x - cx) dy
-    return _Lines(cf[:, :2], cf[:, 2:4], pts, keep, dist, np.ones(len(pts), bool))
+        # (y - cy) dx - (x - cx) dy, and (x - cx) dx + (y - cy) dy
+        coef.append((cx, cy, dx, dy, cx * dy - cy * dx, -dy, dx, -cx * dx - cy * dy, dx, dy))
+    return np.array(coef)
 
 
 def _robust_lines(pts: np.ndarray, mask: np.ndarray, ref: np.ndarray) -> _Lines:
     """Per side, the line through most of its masked points: trimmed refits dropping outliers
     (occluders, art)."""
+    k, n = mask.shape
     keep = mask
-    active = np.ones(len(pts), bool)
-    ok = np.ones(len(pts), bool)
+    active = [True] * k  # still refitting
+    ok = [True] * k
     for _ in range(4):
-        ok &= ~(active & (keep.sum(axis=1) < 4))
-        res = np.abs(_fit_lines(pts, keep, ref).dist)
-        mad = _masked_median(res, keep) * 1.4826 + 0.05
-        new = mask & (res < np.maximum(3.0 * mad, 0.35)[:, None])
-        same = (new == keep).all(axis=1)
-        keep = np.where(active[:, None], new, keep)
-        active &= ~same
-        if not (active & ok).any():
+        cnt = np.add.reduce(keep, axis=1).tolist()
+        ok = [o and (c >= 4 or not a) for o, c, a in zip(ok, cnt, active)]
+        coef = _line_coefficients(pts, keep, ref)
+        res = np.abs(coef[:, None, 4:7] @ pts)[:, 0]
+        srt = np.sort(np.where(keep, res, np.inf), axis=1).ravel()
+        lo = srt[[i * n + max(c - 1, 0) // 2 for i, c in enumerate(cnt)]]
+        hi = srt[[i * n + c // 2 for i, c in enumerate(cnt)]]
+        limit = [max(3.0 * (med * 1.4826 + 0.05), 0.35) for med in ((lo + hi) / 2).tolist()]
+        new = mask & (res < np.array(limit)[:, None])
+        same = (new == keep).all(axis=1).tolist()
+        keep = new if all(active) else np.where(np.array(active)[:, None], new, keep)
+        active = [a and not sm for a, sm in zip(active, same)]
+        if not any(a and o for a, o in zip(active, ok)):
             break
-    ok &= keep.sum(axis=1) >= 4
-    lines = _fit_lines(pts, keep, ref)
-    lines.ok = ok
-    return lines
+    ok_arr = np.array(ok) & (np.add.reduce(keep, axis=1) >= 4)
+    coef = _line_coefficients(pts, keep, ref)
+    return _Lines(coef, pts, keep, (coef[:, None, 4:7] @ pts)[:, 0], ok_arr)
 
 
 def _rim_inner_flanks(img, lines: _Lines, out, p0, p1, pol, ns, width, contrast):
@@ -286,7 +314,11 @@ def _rim_inner_flanks(img, lines: _Lines, out, p0, p1, pol, ns, width, contrast)
     b = c + ((p1 - c) * dd).sum(axis=1)[:, None] * dd
     e = _edge_points(img, a, b, normal, RIM_PX / 2, ns, width, polarity=-pol, shift=-RIM_PX / 2 - 0.25)
     strong = e.found.sum(axis=1) >= 0.6 * ns
+    if not strong.any():
+        return e, None, strong
     strong &= _masked_median(e.strength, e.found, -np.inf) >= 0.3 * contrast
+    if not strong.any():
+        return e, None, strong
     rim = _robust_lines(e.pts, e.found, dd)
     parallel = np.abs((rim.d * dd).sum(axis=1)) >= 0.999
     return e, rim, strong & rim.ok & (rim.keep.sum(axis=1) >= 0.5 * ns) & parallel
@@ -327,48 +359,10 @@ def refine_quad(img: np.ndarray, quad: np.ndarray, reach: float, passes: int = 2
     img = img[y0:y1, x0:x1].astype(np.float32)
     q = q - off
     for it in range(passes):
-        p0, p1 = q, q[_NEXT]
-        d = p1 - p0
-        lengths = np.sqrt((d**2).sum(axis=1))
-        if lengths.min() < 8:
+        fit = _fit_sides(img, q, reach if it == 0 else 4.0, first=it == 0, last=it == passes - 1)
+        if fit is None:
             return None
-        d = d / lengths[:, None]
-        out = d[:, ::-1] * [-1.0, 1.0]
-        out[(((p0 + p1) / 2 - q.mean(axis=0)) * out).sum(axis=1) < 0] *= -1
-        if it:
-            ns = np.clip(lengths / 4, 12, 48).astype(int)
-        else:
-            ns = np.clip(lengths / 8, 10, 24).astype(int)
-        width = int(ns.max())
-        e = _edge_points(img, p0, p1, out, reach if it == 0 else 4.0, ns, width)
-        need = np.maximum(4, 0.2 * ns)
-        # No clear edge: maybe the side runs along a narrow gap to a touching card.
-        weak = e.found.sum(axis=1) < need
-        found = np.where(weak[:, None], e.found_thin(), e.found) if weak.any() else e.found
-        if (found.sum(axis=1) < need).any():
-            return None
-        lines = _robust_lines(e.pts, found, d)
-        if not lines.ok.all():
-            return None
-        strength = e.strength
-        if it == passes - 1:
-            # The edge found gets brighter outward. If a thin dark line runs just inside it
-            # (the card's shadow or cut edge on a brighter table), the card ends at that
-            # line's inner flank, not at its outer one.
-            r = np.flatnonzero(e.polarity.sum(axis=1) > 0)
-            if len(r):
-                contrast = _masked_median(strength[r], lines.keep[r]).astype(np.float64)
-                er, rim, has = _rim_inner_flanks(
-                    img, lines.rows(r), out[r], p0[r], p1[r], e.polarity[r], ns[r], width, contrast
-                )
-                if has.any():
-                    rh = np.flatnonzero(has)
-                    lines = lines.replaced(r[rh], rim, rh)
-                    strength = strength.astype(np.float64)
-                    strength[r[rh]] = er.strength[rh]
-        n_inliers = lines.keep.sum(axis=1)
-        if it == 0 and (n_inliers / ns).mean() < 0.45:
-            return None  # mostly not an edge: give up before the fine pass
+        lines, strength, ns = fit
         new_q = _intersections(lines)
         if new_q is None:
             return None
@@ -379,49 +373,99 @@ def refine_quad(img: np.ndarray, quad: np.ndarray, reach: float, passes: int = 2
     return _quad_fit(q, lines, strength, ns, off)
 
 
+def _fit_sides(
+    img: np.ndarray, q: np.ndarray, reach: float, first: bool, last: bool
+) -> tuple[_Lines, np.ndarray, np.ndarray] | None:
+    """One pass: a line fitted to each side of `q` from edge points within `reach` px of it, with
+    the points' strengths and the number of samples per side; None when a side has too little
+    edge (or, on the first pass, the quad as a whole)."""
+    p0, p1 = q, q[_NEXT]
+    corners = q.tolist()
+    mx, my = sum(x for x, _ in corners) / 4, sum(y for _, y in corners) / 4
+    d, out, ns = [], [], []
+    for (ax, ay), (bx, by) in zip(corners, corners[1:] + corners[:1]):
+        length = math.sqrt((bx - ax) ** 2 + (by - ay) ** 2)
+        if length < 8:
+            return None
+        dx, dy = (bx - ax) / length, (by - ay) / length
+        # Outward: away from the quad's centre.
+        if ((ax + bx) / 2 - mx) * -dy + ((ay + by) / 2 - my) * dx < 0:
+            out.append((dy, -dx))
+        else:
+            out.append((-dy, dx))
+        d.append((dx, dy))
+        ns.append(int(min(max(length / 8, 10), 24)) if first else int(min(max(length / 4, 12), 48)))
+    d, out, width = np.array(d), np.array(out), max(ns)
+    e = _edge_points(img, p0, p1, out, reach, np.array(ns), width)
+    # No clear edge: maybe the side runs along a narrow gap to a touching card.
+    need = np.array([max(4, 0.2 * n) for n in ns])
+    found = e.found
+    weak = np.add.reduce(found, axis=1) < need
+    if weak.any():
+        found = np.where(weak[:, None], e.found_thin(), found)
+        if (np.add.reduce(found, axis=1) < need).any():
+            return None
+    ns = np.array(ns)
+    lines = _robust_lines(e.pts, found, d)
+    if not lines.ok.all():
+        return None
+    strength = e.strength
+    if last:
+        # The edge found gets brighter outward. If a thin dark line runs just inside it (the
+        # card's shadow or cut edge on a brighter table), the card ends at that line's inner
+        # flank, not at its outer one.
+        r = np.flatnonzero(e.polarity.sum(axis=1) > 0)
+        if len(r):
+            contrast = _masked_median(strength[r], lines.keep[r]).astype(np.float64)
+            er, rim, has = _rim_inner_flanks(
+                img, lines.rows(r), out[r], p0[r], p1[r], e.polarity[r], ns[r], width, contrast
+            )
+            if has.any():
+                rh = np.flatnonzero(has)
+                lines = lines.replaced(r[rh], rim, rh)
+                strength = strength.astype(np.float64)
+                strength[r[rh]] = er.strength[rh]
+    if first and (lines.keep.sum(axis=1) / ns).mean() < 0.45:
+        return None  # mostly not an edge: give up before the fine pass
+    return lines, strength, ns
+
+
 def _quad_fit(q: np.ndarray, lines: _Lines, strength: np.ndarray, ns: np.ndarray, off: np.ndarray) -> QuadFit:
     """The result in image pixels: corners, their sigmas and each side's fit."""
     keep = lines.keep
-    n_inliers = keep.sum(axis=1)
-    rms = np.sqrt((np.where(keep, lines.dist, 0.0) ** 2).sum(axis=1) / n_inliers)
+    n_inliers = np.add.reduce(keep, axis=1)
+    rms = np.sqrt(np.add.reduce(np.where(keep, lines.dist, 0.0) ** 2, axis=1) / n_inliers)
     # Spread of the inliers along each line.
-    pos = ((lines.pts[:, 1:] - lines.c[:, :, None]) * lines.d[:, :, None]).sum(axis=1)
+    pos = (lines.coef[:, None, 7:] @ lines.pts)[:, 0]
     length = np.where(keep, pos, -np.inf).max(axis=1) - np.where(keep, pos, np.inf).min(axis=1)
     contrast = _masked_median(strength, keep)
     c = lines.c + off
     sides = tuple(
-        SideFit(
-            c[i],
-            lines.d[i],
-            float(rms[i]),
-            int(n_inliers[i]),
-            int(n_inliers[i]) / int(ns[i]),
-            float(length[i]),
-            float(contrast[i]),
+        SideFit(pt, dd, res, n, n / m, span, con)
+        for pt, dd, res, n, m, span, con in zip(
+            c, lines.d, rms.tolist(), n_inliers.tolist(), ns.tolist(), length.tolist(), contrast.tolist()
         )
-        for i in range(4)
     )
     q = q + off
     return QuadFit(corners=q, sigma_px=_corner_sigmas(q, sides), sides=sides)
 
 
-def _line_error_at(side: SideFit, x: tuple[float, float]) -> float:
-    """Perpendicular std of a fitted line at point x: offset plus tilt times lever arm."""
-    n = max(side.n_inliers, 2)
-    s = max(side.residual_px, 0.05)
-    spread = max(side.length_px, 1.0) / math.sqrt(12)  # std of uniformly spread samples
-    (px, py), (dx, dy) = side.point.tolist(), side.direction.tolist()
-    lever = (x[0] - px) * dx + (x[1] - py) * dy
-    return math.sqrt(s**2 / n + (lever * s / (math.sqrt(n) * spread)) ** 2)
-
-
 def _corner_sigmas(corners: np.ndarray, sides: tuple[SideFit, ...]) -> np.ndarray:
+    lines = []
+    for sd in sides:
+        # Perpendicular std of a fitted line at a point: offset plus tilt times lever arm.
+        n = max(sd.n_inliers, 2)
+        s = max(sd.residual_px, 0.05)
+        spread = max(sd.length_px, 1.0) / math.sqrt(12)  # std of uniformly spread samples
+        lines.append((*sd.point.tolist(), *sd.direction.tolist(), s**2 / n, s / (math.sqrt(n) * spread)))
     out = []
-    for i, x in enumerate(corners.tolist()):
-        a, b = sides[i - 1], sides[i]
-        ea, eb = _line_error_at(a, x), _line_error_at(b, x)
-        (ax, ay), (bx, by) = a.direction.tolist(), b.direction.tolist()
+    for i, (x, y) in enumerate(corners.tolist()):
+        errs = []
+        for px, py, dx, dy, offset2, tilt in (lines[i - 1], lines[i]):
+            lever = (x - px) * dx + (y - py) * dy
+            errs.append(offset2 + (lever * tilt) ** 2)
+        (_, _, ax, ay, _, _), (_, _, bx, by, _, _) = lines[i - 1], lines[i]
         sin = abs(ax * by - ay * bx)
         # Per-axis std of the intersection of two lines with independent normal errors.
-        out.append(math.sqrt((ea**2 + eb**2) / 2) / max(sin, 0.2))
+        out.append(math.sqrt((errs[0] + errs[1]) / 2) / max(sin, 0.2))
     return np.sqrt(np.square(out) + SIGMA_FLOOR_PX**2)
