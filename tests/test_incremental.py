@@ -40,10 +40,11 @@ def _reader() -> FrameReader:
 
 
 def _same(a, b) -> None:
-    """Two readings of one frame agree: cards (corners within 0.5 px, face, name) and pawns."""
+    """Two readings of one frame agree: the same cards (corners within 1.5 px: each is an estimate
+    within ~0.5-1 px of the truth), faces, names and pawns."""
     assert len(a.cards) == len(b.cards)
     for x, y in zip(a.cards, b.cards):
-        assert np.abs(np.array(x.corners_px) - np.array(y.corners_px)).max() < 0.5
+        assert np.abs(np.array(x.corners_px) - np.array(y.corners_px)).max() < 1.5
         assert (x.face, x.name) == (y.face, y.name)
     assert sorted((p.color, p.card) for p in a.pawns) == sorted((p.color, p.card) for p in b.pawns)
 
@@ -71,7 +72,7 @@ def test_stream_read_incrementally_ends_as_a_whole_read(stream):
     final = inc.read(last.image, stream[-1].time_s + 2 / 30)
     assert len(final.cards) == len(truth) == 6
     for c in final.cards:
-        assert min(np.abs(np.array(c.corners_px) - t).max() for t in truth.values()) < 1.5
+        assert min(np.abs(np.array(c.corners_px) - t).max() for t in truth.values()) < 1.0
     # The tracker, fed incrementally, saw what happened: nothing else.
     kinds = [(e.kind, e.name if e.kind != "pawn_moved" else e.pawn) for e in events]
     assert ("placed", "Rocket Boots") in kinds

@@ -278,6 +278,8 @@ class IncrementalReader:
             if not any(reg.contains(p.center_px) for reg in regions):
                 pawns.append((p, None if p.card is None else old_index.get(p.card)))
         table = self.reader.table
+        nadir = self.reader.nadir_px(w, h)
+        news: list[tuple[PawnSeen, int | None]] = []
         for reg in regions:
             x0, y0, x1, y1 = reg.crop
             crop = (
@@ -291,7 +293,7 @@ class IncrementalReader:
                 pawn_colors=self.reader.pawn_colors,
                 settings=self.reader.detector.settings,
                 find_faces=self.reader.faces is not None,
-            ).read_checked(crop)
+            ).read_checked(crop, None if nadir is None else (nadir[0] - x0, nadir[1] - y0))
             index: dict[int, int] = {}
             for i, c in enumerate(sub.cards):
                 q = np.array(c.corners_px) + (x0, y0)
@@ -303,7 +305,15 @@ class IncrementalReader:
             for p in sub.pawns:
                 p = _shift_pawn(p, x0, y0)
                 if reg.contains(p.center_px):
-                    pawns.append((p, None if p.card is None else index.get(p.card)))
+                    news.append((p, None if p.card is None else index.get(p.card)))
+        # One sighting per colour, as a whole read gives: where the table just changed first.
+        seen: set[str] = set()
+        kept = []
+        for p, ci in news + pawns:
+            if p.color not in seen:
+                seen.add(p.color)
+                kept.append((p, ci))
+        pawns = kept
         # The full reader's order: top to bottom, then left to right.
         order = sorted(
             range(len(cards)),

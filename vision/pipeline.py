@@ -10,8 +10,10 @@ import numpy as np
 from vision.detector import CardDetector, DetectorSettings
 from vision.faces import FaceLibrary, upright_corners
 from vision.observation import CardSeen, FrameReading, PawnSeen
-from vision.pawns import PawnColors, art_explained_mask, find_pawns
+from vision.pawns import PawnColors, camera_nadir_px, find_pawns
 from vision.table import TableMap
+
+WHOLE_FRAME = object()  # read_checked's image is a whole frame, not a crop of one
 
 
 class FrameReader:
@@ -31,26 +33,38 @@ class FrameReader:
         self.table = table
         self.faces = faces if faces is not None else (FaceLibrary.default() if find_faces else None)
         self.pawn_colors = pawn_colors or PawnColors()
+        self._nadir: dict[tuple[int, int], tuple[float, float] | None] = {}
 
     def read(self, image: np.ndarray) -> FrameReading:
         check_image(image)
         return self.read_checked(image)
 
-    def read_checked(self, image: np.ndarray) -> FrameReading:
-        """`read` for an image known to be a usable picture (or a crop of one)."""
+    def nadir_px(self, width: int, height: int) -> tuple[float, float] | None:
+        """The point of a whole frame straight below the camera (pawns lean away from it)."""
+        if self.table is None:
+            return None
+        key = (width, height)
+        if key not in self._nadir:
+            self._nadir[key] = camera_nadir_px(self.table.to_mm, width, height)
+        return self._nadir[key]
+
+    def read_checked(self, image: np.ndarray, nadir_px: object = WHOLE_FRAME) -> FrameReading:
+        """`read` for an image known to be a usable picture. For a crop of a frame, pass the
+        frame's `nadir_px` in the crop's pixels (None: unknown)."""
         t0 = time.perf_counter()
+        if nadir_px is WHOLE_FRAME:
+            nadir_px = self.nadir_px(image.shape[1], image.shape[0])
         found = self.detector.detect(image)
         cards: list[CardSeen] = []
-        masks = []
+        arts = []
         for c in found:
-            face, name, mask = "unknown", None, None
+            face, name, art = "unknown", None, None
             if self.faces is not None:
                 r = self.faces.read(image, c.corners_px)
                 face, name = r.face, r.name
                 art = self.faces.faces.get(name) if name else (self.faces.back if face == "down" else None)
-                if art is not None:
-                    mask = art_explained_mask(image, upright_corners(c.corners_px, r.upside_down), art)
-            masks.append(mask)
+            # Printed colour is not a pawn: the card's art, the right way up, says what is print.
+            arts.append(None if art is None else (upright_corners(c.corners_px, r.upside_down), art))
             cards.append(
                 CardSeen(
                     corners_px=_tup(c.corners_px),
@@ -62,7 +76,9 @@ class FrameReader:
                     sigma_mm=None if c.sigma_mm is None else tuple(float(s) for s in c.sigma_mm),
                 )
             )
-        sightings = find_pawns(image, [c.corners_px for c in found], self.pawn_colors, masks)
+        sightings = find_pawns(
+            image, [c.corners_px for c in found], self.pawn_colors, arts=arts, nadir_px=nadir_px
+        )
         pawns = []
         for p in sightings:
             mm = None
