@@ -3,7 +3,7 @@ true corners."""
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import cv2
 import numpy as np
@@ -27,7 +27,7 @@ REACH_PX = 4.0
 TOLERANCE_PX = 0.6
 
 
-@lru_cache(maxsize=None)
+@cache
 def _frame(preset: str, with_cards: bool = True):
     scene = Scene(cards=CARDS if with_cards else ())
     return Renderer(CAM, PRESETS[preset]).render(scene, seed=3)
