@@ -257,7 +257,10 @@ class Renderer:
             return
         m = cv2.getAffineTransform(src, dst - np.float32([x0, y0]))
         size = (x1 - x0, y1 - y0)
-        warped = cv2.warpAffine(tex, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+        # The colour runs on past the edge (replicated) and alpha alone says how much of a pixel
+        # the card covers: a black border mixed into the colour too would count the edge twice
+        # (alpha squared), drawing every card ~0.2 px small with a dark rim.
+        warped = cv2.warpAffine(tex, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         a = cv2.warpAffine(alpha, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
         roi = albedo[y0:y1, x0:x1]
         roi[:] = np.clip(roi * (1 - a[..., None]) + warped * a[..., None], 0, 255).astype(np.uint8)
