@@ -78,7 +78,7 @@ class _Edges:
         """`found`, where the other flank of a thin line next to the edge (the gap to a touching
         card) is the line's, not a rival edge."""
         rest = np.where((self.dist <= _THIN_BAND) & (self.score < 0), 0.0, self.rest)
-        return self.strong & (self.strength > 1.4 * rest.max(axis=2))
+        return self.strong & (self.strength > 1.4 * np.maximum.reduce(rest, axis=2))
 
 
 @dataclass
@@ -157,10 +157,14 @@ def _masked_median(v: np.ndarray, mask: np.ndarray, empty: float = np.nan) -> np
     holds; `empty` where none does."""
     k, n = mask.shape
     cnt = np.add.reduce(mask, axis=1).tolist()
-    s = np.sort(np.where(mask, v, np.inf), axis=-1).reshape(*v.shape[:-2], k * n)
-    lo = [i * n + max(c - 1, 0) // 2 for i, c in enumerate(cnt)]
-    hi = [i * n + c // 2 for i, c in enumerate(cnt)]
-    med = (s[..., lo] + s[..., hi]) / 2
+    s = np.where(mask, v, np.inf)
+    s.sort(axis=-1)
+    s = s.reshape(*v.shape[:-2], k * n)
+    mid = s[
+        ...,
+        [i * n + max(c - 1, 0) // 2 for i, c in enumerate(cnt)] + [i * n + c // 2 for i, c in enumerate(cnt)],
+    ]
+    med = (mid[..., :k] + mid[..., k:]) / 2
     if 0 in cnt:
         med = np.where(np.array(cnt) > 0, med, empty)
     return med
@@ -173,11 +177,14 @@ def _polarity(prof: np.ndarray, diff: np.ndarray, valid: np.ndarray) -> np.ndarr
     (a neighbouring card a few mm away), the strongest change decides."""
     step = prof.transpose(3, 0, 1, 2) @ _step_weights(prof.shape[2])  # C x k x n
     pol = _masked_median(step, valid).T
-    faint = (pol * pol).sum(axis=1) <= 25.0
-    if faint.any():
-        jm = (diff**2).sum(axis=3).argmax(axis=2)
-        strongest = np.take_along_axis(diff, jm[..., None, None], axis=2)[:, :, 0].transpose(2, 0, 1)
-        pol[faint] = (_masked_median(strongest, valid).T / (2 * _DERIV_K * STEP))[faint]
+    faint = np.add.reduce(pol * pol, axis=1) <= 25.0
+    if np.logical_or.reduce(faint):
+        f = np.flatnonzero(faint)
+        df = diff[f]
+        kf, n, m, nc = df.shape
+        jm = np.add.reduce(df**2, axis=3).argmax(axis=2)
+        strongest = df.reshape(-1, nc)[_flat_rows(kf, n, m) + jm].transpose(2, 0, 1)  # C x kf x n
+        pol[f] = _masked_median(strongest, valid[f]).T / (2 * _DERIV_K * STEP)
     return pol
 
 
@@ -189,12 +196,13 @@ def _edge_points(
     reach: float,
     ns: np.ndarray,
     width: int,
+    along: np.ndarray,
     polarity: np.ndarray | None = None,
     shift: float = 0.0,
 ) -> _Edges:
     """Edge points along the k segments p0->p1 (k x 2 each) within +-reach px of each segment moved
-    `shift` px outward, ns[i] <= width points on side i. `polarity` (k x C) forces the colour
-    change sought."""
+    `shift` px outward, ns[i] <= width points on side i; `along` is the segments' unit directions
+    (k x 2). `polarity` (k x C) forces the colour change sought."""
     k = len(p0)
     t, valid = _positions(tuple(ns.tolist()), width)
     d = p1 - p0
@@ -203,7 +211,6 @@ def _edge_points(
         base = base + shift * outward[:, :, None]
     offs = _offsets(float(reach))
     m = len(offs)
-    along = d / (np.sqrt((d**2).sum(axis=1)) + 1e-9)[:, None]
     # Sample positions, x then y: 3 parallel profiles x k sides x n samples x m offsets across.
     across = base.transpose(1, 0, 2)[..., None] + offs * outward.T[:, :, None, None]  # 2 x k x n x m
     maps = (across[:, None] + _PARALLEL[:, None, None, None] * along.T[:, None, :, None, None]).astype(
@@ -213,7 +220,7 @@ def _edge_points(
         img, maps[0].reshape(-1, m), maps[1].reshape(-1, m), cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
     # Average the three parallel profiles: smooths along the edge, not across it.
-    prof = sampled.reshape(3, -1).sum(axis=0) / 3  # k x n x m x C, flat
+    prof = np.add.reduce(sampled.reshape(3, -1), axis=0) / 3  # k x n x m x C, flat
     nc = prof.size // (k * width * m)
     # Twice the derivative along the outward normal over +-1 px (central difference), per channel,
     # as one flat difference; its last columns mix neighbouring profiles: zero, like the
@@ -227,7 +234,7 @@ def _edge_points(
         pol = np.asarray(polarity, dtype=np.float64)
     else:
         pol = _polarity(prof.reshape(k, width, m, nc), diff, valid)
-    norm = np.sqrt((pol * pol).sum(axis=1))
+    norm = np.sqrt(np.add.reduce(pol * pol, axis=1))
     usable = norm >= 1e-6
     pol = pol / np.where(usable, norm, 1)[:, None]
     # Signed: our edge is positive, a neighbour's opposite edge negative. (Halving pol instead of
@@ -241,9 +248,10 @@ def _edge_points(
     s0, s1, s2 = score.ravel()[(_flat_rows(k, width, m) + j)[None] + _AROUND]
     den = s0 - 2 * s1 + s2
     peaked = den < -1e-9
-    frac = np.where(peaked, 0.5 * (s0 - s2) / np.where(peaked, den, -1.0), 0.0)
+    frac = np.divide(0.5 * (s0 - s2), den, out=np.zeros(den.shape, den.dtype), where=peaked)
     off = offs[j] + np.minimum(np.maximum(frac, -0.5), 0.5) * STEP
-    pts = np.ones((k, 3, width))
+    pts = np.empty((k, 3, width))
+    pts[:, 0] = 1.0
     pts[:, 1:] = base + off[:, None, :] * outward[:, :, None]
     # A point counts when its edge is a clear peak: strong against the side's typical edge and
     # against the rest of its own profile (so texture and flat paper do not count).
@@ -252,9 +260,9 @@ def _edge_points(
     dist = np.abs(_columns(m) - j[..., None])
     rest = np.where(dist > _PEAK_BAND, np.abs(score), 0.0)
     strong = inner & (s1 > 1.0) & (s1 > typical[:, None])
-    if not usable.all():
+    if not np.logical_and.reduce(usable):
         strong &= usable[:, None]
-    found = strong & (s1 > 1.4 * rest.max(axis=2))
+    found = strong & (s1 > 1.4 * np.maximum.reduce(rest, axis=2))
     return _Edges(pts, s1, found, pol, strong, score, dist, rest)
 
 
@@ -288,7 +296,9 @@ def _robust_lines(pts: np.ndarray, mask: np.ndarray, ref: np.ndarray) -> _Lines:
         ok = [o and (c >= 4 or not a) for o, c, a in zip(ok, cnt, active)]
         coef = _line_coefficients(pts, keep, ref)
         res = np.abs(coef[:, None, 4:7] @ pts)[:, 0]
-        srt = np.sort(np.where(keep, res, np.inf), axis=1).ravel()
+        srt = np.where(keep, res, np.inf)
+        srt.sort(axis=1)
+        srt = srt.ravel()
         lo = srt[[i * n + max(c - 1, 0) // 2 for i, c in enumerate(cnt)]]
         hi = srt[[i * n + c // 2 for i, c in enumerate(cnt)]]
         limit = [max(3.0 * (med * 1.4826 + 0.05), 0.35) for med in ((lo + hi) / 2).tolist()]
@@ -312,7 +322,9 @@ def _rim_inner_flanks(img, lines: _Lines, out, p0, p1, pol, ns, width, contrast)
     # The rough side's ends projected onto the fitted line, so the search runs along the fit.
     a = c + ((p0 - c) * dd).sum(axis=1)[:, None] * dd
     b = c + ((p1 - c) * dd).sum(axis=1)[:, None] * dd
-    e = _edge_points(img, a, b, normal, RIM_PX / 2, ns, width, polarity=-pol, shift=-RIM_PX / 2 - 0.25)
+    ab = b - a
+    along = ab / (np.sqrt((ab**2).sum(axis=1)) + 1e-9)[:, None]
+    e = _edge_points(img, a, b, normal, RIM_PX / 2, ns, width, along, polarity=-pol, shift=-RIM_PX / 2 - 0.25)
     strong = e.found.sum(axis=1) >= 0.6 * ns
     if not strong.any():
         return e, None, strong
@@ -367,7 +379,7 @@ def refine_quad(img: np.ndarray, quad: np.ndarray, reach: float, passes: int = 2
         if new_q is None:
             return None
         # A corner far from where the rough quad put it means the fit locked onto something else.
-        if ((new_q - q) ** 2).sum(axis=1).max() > (2.5 * reach + 3) ** 2:
+        if np.maximum.reduce(np.add.reduce((new_q - q) ** 2, axis=1)) > (2.5 * reach + 3) ** 2:
             return None
         q = new_q
     return _quad_fit(q, lines, strength, ns, off)
@@ -382,7 +394,7 @@ def _fit_sides(
     p0, p1 = q, q[_NEXT]
     corners = q.tolist()
     mx, my = sum(x for x, _ in corners) / 4, sum(y for _, y in corners) / 4
-    d, out, ns = [], [], []
+    d, out, ns, along = [], [], [], []
     for (ax, ay), (bx, by) in zip(corners, corners[1:] + corners[:1]):
         length = math.sqrt((bx - ax) ** 2 + (by - ay) ** 2)
         if length < 8:
@@ -394,38 +406,39 @@ def _fit_sides(
         else:
             out.append((-dy, dx))
         d.append((dx, dy))
+        along.append(((bx - ax) / (length + 1e-9), (by - ay) / (length + 1e-9)))
         ns.append(int(min(max(length / 8, 10), 24)) if first else int(min(max(length / 4, 12), 48)))
     d, out, width = np.array(d), np.array(out), max(ns)
-    e = _edge_points(img, p0, p1, out, reach, np.array(ns), width)
+    e = _edge_points(img, p0, p1, out, reach, np.array(ns), width, np.array(along))
     # No clear edge: maybe the side runs along a narrow gap to a touching card.
     need = np.array([max(4, 0.2 * n) for n in ns])
     found = e.found
     weak = np.add.reduce(found, axis=1) < need
-    if weak.any():
+    if np.logical_or.reduce(weak):
         found = np.where(weak[:, None], e.found_thin(), found)
-        if (np.add.reduce(found, axis=1) < need).any():
+        if np.logical_or.reduce(np.add.reduce(found, axis=1) < need):
             return None
     ns = np.array(ns)
     lines = _robust_lines(e.pts, found, d)
-    if not lines.ok.all():
+    if not np.logical_and.reduce(lines.ok):
         return None
     strength = e.strength
     if last:
         # The edge found gets brighter outward. If a thin dark line runs just inside it (the
         # card's shadow or cut edge on a brighter table), the card ends at that line's inner
         # flank, not at its outer one.
-        r = np.flatnonzero(e.polarity.sum(axis=1) > 0)
+        r = np.flatnonzero(np.add.reduce(e.polarity, axis=1) > 0)
         if len(r):
             contrast = _masked_median(strength[r], lines.keep[r]).astype(np.float64)
             er, rim, has = _rim_inner_flanks(
                 img, lines.rows(r), out[r], p0[r], p1[r], e.polarity[r], ns[r], width, contrast
             )
-            if has.any():
+            if np.logical_or.reduce(has):
                 rh = np.flatnonzero(has)
                 lines = lines.replaced(r[rh], rim, rh)
                 strength = strength.astype(np.float64)
                 strength[r[rh]] = er.strength[rh]
-    if first and (lines.keep.sum(axis=1) / ns).mean() < 0.45:
+    if first and np.add.reduce(np.add.reduce(lines.keep, axis=1) / ns) / len(ns) < 0.45:
         return None  # mostly not an edge: give up before the fine pass
     return lines, strength, ns
 
