@@ -257,6 +257,8 @@ class CameraThread:
         try:
             while not self._stop.is_set():
                 try:
+                    # A camera opened again may have moved or changed its exposure: look anew.
+                    self.watcher.reader.reset()
                     for index, t, image in self.open_frames():
                         if self._stop.is_set():
                             return
