@@ -114,6 +114,12 @@ class _Lines:
         return _Lines(**out)
 
 
+def _frozen(a: np.ndarray) -> np.ndarray:
+    """A cached array, read-only so that no caller changes it for the next."""
+    a.flags.writeable = False
+    return a
+
+
 @lru_cache(maxsize=512)
 def _positions(ns: tuple[int, ...], width: int) -> tuple[np.ndarray, np.ndarray]:
     """Where along each side its samples lie (k x 1 x width, padding repeats the last) and which
@@ -122,12 +128,12 @@ def _positions(ns: tuple[int, ...], width: int) -> tuple[np.ndarray, np.ndarray]
     for i, n in enumerate(ns):
         t[i, 0, :n] = np.linspace(CORNER_SKIP, 1 - CORNER_SKIP, n)
         t[i, 0, n:] = t[i, 0, n - 1]
-    return t, np.arange(width)[None, :] < np.array(ns)[:, None]
+    return _frozen(t), _frozen(np.arange(width)[None, :] < np.array(ns)[:, None])
 
 
 @lru_cache(maxsize=256)
 def _offsets(reach: float) -> np.ndarray:
-    return np.arange(-reach, reach + STEP / 2, STEP)
+    return _frozen(np.arange(-reach, reach + STEP / 2, STEP))
 
 
 @lru_cache(maxsize=256)
@@ -136,7 +142,7 @@ def _step_weights(m: int) -> np.ndarray:
     q = max(2, m // 4)
     w = np.zeros(m, np.float32)
     w[:q], w[-q:] = -1.0 / q, 1.0 / q
-    return w
+    return _frozen(w)
 
 
 _AROUND = np.array([-1, 0, 1])[:, None, None]
@@ -144,12 +150,12 @@ _AROUND = np.array([-1, 0, 1])[:, None, None]
 
 @lru_cache(maxsize=256)
 def _columns(m: int) -> np.ndarray:
-    return np.arange(m)
+    return _frozen(np.arange(m))
 
 
 @lru_cache(maxsize=256)
 def _flat_rows(k: int, width: int, m: int) -> np.ndarray:
-    return np.arange(k * width).reshape(k, width) * m
+    return _frozen(np.arange(k * width).reshape(k, width) * m)
 
 
 def _masked_median(v: np.ndarray, mask: np.ndarray, empty: float = np.nan) -> np.ndarray:
@@ -452,11 +458,11 @@ def _quad_fit(q: np.ndarray, lines: _Lines, strength: np.ndarray, ns: np.ndarray
     pos = (lines.coef[:, None, 7:] @ lines.pts)[:, 0]
     length = np.where(keep, pos, -np.inf).max(axis=1) - np.where(keep, pos, np.inf).min(axis=1)
     contrast = _masked_median(strength, keep)
-    c = lines.c + off
+    c, d = lines.c + off, lines.d.copy()
     sides = tuple(
         SideFit(pt, dd, res, n, n / m, span, con)
         for pt, dd, res, n, m, span, con in zip(
-            c, lines.d, rms.tolist(), n_inliers.tolist(), ns.tolist(), length.tolist(), contrast.tolist()
+            c, d, rms.tolist(), n_inliers.tolist(), ns.tolist(), length.tolist(), contrast.tolist()
         )
     )
     q = q + off
