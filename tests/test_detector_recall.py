@@ -4,11 +4,17 @@ whose printed frame is the strongest outline)."""
 
 from __future__ import annotations
 
+import math
+from pathlib import Path
+
+import cv2
 import numpy as np
+import pytest
 
 from bench.vision import POSE
-from vision.detector import CardDetector
+from vision.detector import CardDetector, _rectified_aspect, order_corners
 from vision.synthetic import PRESETS, Camera, Card, Renderer, Scene
+from vision.synthetic.camera import CameraPose
 from vision.table import TableMap
 
 CAM = Camera.for_resolution("1080p", pose=POSE)
@@ -52,3 +58,90 @@ def test_white_bordered_faces_on_a_white_table():
         Card(4, "Control Panel", (603.5, 150.6), 276.1, True),
     ]
     assert _missed(cards, "white") == []
+
+
+# --- Without a calibration -------------------------------------------------------------------
+
+REAL = Path(__file__).resolve().parents[2] / "shared" / "real_photos"
+
+
+@pytest.mark.parametrize(
+    ("tilt", "yaw", "angle"), [(0.0, 0.0, 0.0), (30.0, 0.0, 25.0), (35.0, 30.0, 20.0), (35.0, 0.0, 60.0)]
+)
+def test_rectified_aspect_of_a_card_seen_by_a_tilted_camera(tilt, yaw, angle):
+    # The camera's own projection of a 63 x 88 mm rectangle: its image quad is foreshortened
+    # (its pixel ratio is off by up to ~40 %), the rectangle it is a view of is not.
+    cam = Camera.for_resolution(
+        "1080p", pose=CameraPose(height_mm=700, tilt_deg=tilt, yaw_deg=yaw, target_mm=(600, 380))
+    )
+    a = math.radians(angle)
+    u, v = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
+    centre = np.array([640.0, 420.0])
+    rect = np.array([centre + sx * 44 * u + sy * 31.5 * v for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))])
+    q = order_corners(cam.project(rect))
+    assert _rectified_aspect(q, (cam.height, cam.width)) == pytest.approx(88 / 63, rel=0.03)
+
+
+def _grid_on_white() -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Dark card backs 6 mm apart in a 3 x 3 grid on a white table, read without a calibration:
+    (detections, true corners), px."""
+    cards = [
+        Card(3 * r + k + 1, "Bomb", (520.0 + 69.0 * k, 330.0 + 94.0 * r), 0.0, False)
+        for r in range(3)
+        for k in range(3)
+    ]
+    frame = Renderer(CAM, PRESETS["white"]).render(Scene(cards=tuple(cards)), 5)
+    found = [np.asarray(c.corners_px) for c in CardDetector().detect(frame.image)]
+    return found, [np.asarray(tc["corners_px"]) for tc in frame.truth["cards"]]
+
+
+def test_uncalibrated_tight_grid_of_dark_cards_on_white_has_no_box_over_two_cards():
+    # Every detection lies on one true card and no other; no two on the same card.
+    found, truth = _grid_on_white()
+    for d in found:
+        ious = sorted(_iou(d, t) for t in truth)
+        assert ious[-1] > 0.75 and ious[-2] < 0.05, f"a detection that is no card: {d.round(1).tolist()}"
+    matched = {max(range(len(truth)), key=lambda k: _iou(d, truth[k])) for d in found}
+    assert len(matched) == len(found) >= 7
+
+
+@pytest.mark.xfail(strict=True, reason="a card plus the gap on two of its sides still passes uncalibrated")
+def test_uncalibrated_tight_grid_of_dark_cards_on_white_has_no_card_plus_gap():
+    # A box of a card and the gap around it (its sides the neighbours' edges) is not a card:
+    # without a size in mm a fit may keep to a back's printed rim (IoU ~0.88), a card plus its
+    # gap has < 0.85.
+    found, truth = _grid_on_white()
+    assert all(max(_iou(d, t) for t in truth) > 0.85 for d in found)
+
+
+def _iou(a: np.ndarray, b: np.ndarray) -> float:
+    pa, pb = a.astype(np.float32), b.astype(np.float32)
+    inter, _ = cv2.intersectConvexConvex(pa, pb)
+    return inter / (cv2.contourArea(pa) + cv2.contourArea(pb) - inter)
+
+
+def _straddles(cards) -> list[int]:
+    """Detections whose interior holds a corner of another detection (a box over two cards)."""
+    out = []
+    for i, c in enumerate(cards):
+        poly = np.asarray(c.corners_px, np.float32)
+        short = float(np.linalg.norm(poly[1] - poly[0]))
+        for j, o in enumerate(cards):
+            if i != j and any(
+                cv2.pointPolygonTest(poly, (float(x), float(y)), True) > max(4.0, 0.04 * short)
+                for x, y in np.asarray(o.corners_px)
+            ):
+                out.append(i)
+                break
+    return out
+
+
+@pytest.mark.skipif(not REAL.is_dir(), reason="real photos not present (../shared/real_photos)")
+@pytest.mark.parametrize(
+    "photo", ["tmikonen_magic_card_detector/alpha_deck.jpg", "vimalloc_set-solver/filter_cards3.jpg"]
+)
+def test_real_photo_no_detection_straddles_two_cards(photo):
+    img = cv2.imread(str(REAL / photo))
+    cards = CardDetector().detect(img)
+    assert cards, "no card found"
+    assert _straddles(cards) == []

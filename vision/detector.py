@@ -152,6 +152,7 @@ class CardDetector:
     def __init__(self, settings: DetectorSettings | None = None, table: TableMap | None = None) -> None:
         self.settings = settings or DetectorSettings()
         self.table = table
+        self._table_colour: np.ndarray | None = None  # of the frame being read (see detect)
 
     # ------------------------------------------------------------------------------------------
     def detect(self, image: np.ndarray) -> list[CardCandidate]:
@@ -167,6 +168,7 @@ class CardDetector:
             else image
         )
         s = self.settings
+        self._table_colour = _table_colour(small)
         # A card narrower than 1/70 of the frame is too small to measure anyway.
         min_side = max(s.min_side_px, max(h, w) / 70)
         min_area_small = (min_side / scale) ** 2 * s.aspect_range_px[0]
@@ -194,7 +196,12 @@ class CardDetector:
                 for q in quads:
                     q = order_corners(q)
                     short, long = _side_lengths(q)
-                    if short * scale < min_side or not lo_aspect < long / max(short, 1e-6) < hi_aspect:
+                    if short * scale < min_side:
+                        continue
+                    if not lo_aspect < long / max(short, 1e-6) < hi_aspect and (
+                        self.table is not None
+                        or not lo_aspect < _rectified_aspect(q, small.shape) < hi_aspect
+                    ):
                         continue
                     qf = q * scale + (scale - 1) / 2
                     # The same card from another map: its corners agree to a few px and its
@@ -226,16 +233,16 @@ class CardDetector:
                 if any(self._clean(c) for c in got):
                     break  # else the group's second quad may lead to a better fit
 
-        cards = self._select(refined)
+        cards = self._select(refined, image)
         split = self._split_touching(image, blobs, scale, cards)
         if split:
-            cards = self._select(cards + split)
+            cards = self._select(cards + split, image)
         under = self._partly_covered(image, small.shape[:2], blobs + unions, scale, cards)
         if self.table is None:
             # Without a size in mm to check, a card guessed from a blob must show a clean outline.
             under = [c for c in under if c.score >= 0.8]
         if under:
-            cards = self._select(cards + under)
+            cards = self._select(cards + under, image)
         if self.table is None:
             # Nothing to check a size against: report only clean outlines.
             cards = [c for c in cards if c.score >= s.min_score_uncalibrated]
@@ -328,11 +335,18 @@ class CardDetector:
             else:
                 corners_mm = None
         else:
-            ok = s.aspect_range_px[0] <= long / short <= s.aspect_range_px[1]
+            lo_a, hi_a = s.aspect_range_px
+            # A tilted camera foreshortens a card: judge the rectangle the quad is a view of.
+            ok = lo_a <= long / short <= hi_a or lo_a <= _rectified_aspect(c, image.shape) <= hi_a
             margins = [short * k for k in (0.04, 0.08, 0.13)] if ok else []
         resid = max(sd.residual_px for sd in fit.sides)
         score = float(np.clip(fit.support, 0, 1) * math.exp(-max(resid - 0.3, 0) / 1.5))
         ok = ok and score >= s.min_score
+        if ok and self.table is None:
+            # Without a size in mm, a box spanning the gaps between cards can pass for a card:
+            # its outline's colours tell it apart.
+            inside, outside = _outline_colours(image, c, short)
+            ok = _one_polarity(outside - inside) and not _a_hole(inside, outside, self._table_colour)
         if ok:
             order = _order_index(c)
             out.append(
@@ -357,7 +371,7 @@ class CardDetector:
                     out.extend(self._refine(image, bigger, reach=grow_reach(m), grow=False))
         return out
 
-    def _select(self, cands: list[CardCandidate]) -> list[CardCandidate]:
+    def _select(self, cands: list[CardCandidate], image: np.ndarray) -> list[CardCandidate]:
         """One candidate per card: drop duplicates, art frames inside a card, merged blobs."""
         import shapely
 
@@ -374,6 +388,8 @@ class CardDetector:
         # A quad that holds two or more distinct, non-overlapping candidates is several cards seen
         # as one blob (touching cards): drop it in favour of its parts.
         drop = np.zeros(n, bool)
+        if self.table is None:
+            drop |= _card_plus_gap(image, cands, areas, inter)
         for i in range(n):
             inside = [
                 j
@@ -643,6 +659,123 @@ def _card_around(c: np.ndarray, c_mm: np.ndarray, short: float, long: float) -> 
     except cv2.error:
         return None
     return cv2.perspectiveTransform(rect.reshape(-1, 1, 2), h).reshape(4, 2)
+
+
+def _rectified_aspect(q: np.ndarray, shape: tuple[int, ...]) -> float:
+    """Long/short ratio of the rectangle of which the quad q (px, clockwise) is a perspective view,
+    the focal length estimated from the quad itself and the principal point taken at the frame's
+    centre (Zhang & He, "Whiteboard scanning and image enhancement", 2007). A view from straight
+    above leaves the focal length undetermined; the quad's own ratio then stands."""
+    h, w = shape[:2]
+    size = float(max(h, w))
+    m = np.ones((4, 3))
+    m[:, :2] = (np.asarray(q, np.float64) - [w / 2, h / 2]) / size
+    m1, m2, m4, m3 = m  # top-left, top-right, bottom-right, bottom-left
+    k2 = np.cross(m1, m4) @ m3 / (np.cross(m2, m4) @ m3)
+    k3 = np.cross(m1, m4) @ m2 / (np.cross(m3, m4) @ m2)
+    n2, n3 = k2 * m2 - m1, k3 * m3 - m1
+    short, long = _side_lengths(q)
+    if abs(n2[2] * n3[2]) < 1e-9:
+        return long / short
+    f2 = -(n2[0] * n3[0] + n2[1] * n3[1]) / (n2[2] * n3[2])
+    if not 0.3**2 < f2 < 5.0**2:  # not a camera: noise on a nearly head-on view
+        return long / short
+    r2 = (n2[0] ** 2 + n2[1] ** 2 + f2 * n2[2] ** 2) / (n3[0] ** 2 + n3[1] ** 2 + f2 * n3[2] ** 2)
+    r = math.sqrt(max(r2, 1e-12))
+    return max(r, 1 / r)
+
+
+def _outline_colours(image: np.ndarray, q: np.ndarray, short: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per side of the quad q (px), the colour just inside and just outside it (4 x C each):
+    medians of thin strips along the middle of each side, clear of the rounded corners."""
+    ctr = q.mean(axis=0)
+    t = np.linspace(0.2, 0.8, 12)
+    w = float(np.clip(0.02 * short, 2.0, 6.0))
+    offs = np.concatenate([-1.5 - np.linspace(0, w, 3), 1.5 + np.linspace(0, w, 3)])
+    p0, p1 = q, np.roll(q, -1, axis=0)
+    d = p1 - p0
+    n = np.stack([-d[:, 1], d[:, 0]], axis=1) / (np.linalg.norm(d, axis=1, keepdims=True) + 1e-9)
+    n *= np.where((((p0 + p1) / 2 - ctr) * n).sum(axis=1) < 0, -1.0, 1.0)[:, None]  # outward
+    pts = (
+        p0[:, None, None]
+        + d[:, None, None] * t[None, :, None, None]
+        + n[:, None, None] * offs[None, None, :, None]
+    )
+    pts = pts.reshape(-1, 2).astype(np.float32)  # 4 sides x 12 places x 6 offsets
+    sampled = cv2.remap(
+        image, pts[:, :1].copy(), pts[:, 1:].copy(), cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
+    sampled = sampled.reshape(4, len(t), len(offs), -1).astype(np.float32)
+    k = len(offs) // 2
+    inside = np.median(sampled[:, :, :k].reshape(4, -1, sampled.shape[-1]), axis=1)
+    outside = np.median(sampled[:, :, k:].reshape(4, -1, sampled.shape[-1]), axis=1)
+    return inside, outside
+
+
+def _one_polarity(steps: np.ndarray, strong: float = 20.0) -> bool:
+    """False when two sides of an outline step in opposite directions, both clearly: a card is one
+    colour against the table all round, while a box spanning the gap between two cards has the
+    card's edge on some sides and the neighbours' edges, stepping the other way, on the others."""
+    norm = np.linalg.norm(steps, axis=1)
+    u = steps[norm >= strong] / norm[norm >= strong, None]
+    return bool(len(u) < 2 or (u @ u.T).min() > -0.25)
+
+
+def _a_hole(inside: np.ndarray, outside: np.ndarray, table: np.ndarray | None) -> bool:
+    """True when the outline has the table just inside and something else just outside on three
+    or more sides: the table showing between cards (the gap around a card, whose sides are the
+    neighbours' edges), not a card lying on the table."""
+    if table is None:
+        return False
+    din = np.linalg.norm(inside - table, axis=1)
+    dout = np.linalg.norm(outside - table, axis=1)
+    return int(np.sum((dout > 40.0) & (din < 0.4 * dout))) >= 3
+
+
+def _card_plus_gap(
+    image: np.ndarray, cands: list[CardCandidate], areas: np.ndarray, inter: np.ndarray
+) -> np.ndarray:
+    """Quads around a smaller quad that are a card plus the table around it: the sides are the
+    neighbours' edges, and between them and the card lie the gap and the neighbours' borders, so
+    the ring between the two quads holds another edge (just inside the outer quad is not what is
+    just outside the inner one). A card around a frame printed on it has its border there, one
+    colour from the frame out to the card's edge."""
+    a_in, a_out = areas[:, None], areas[None]
+    nested = (inter > 0.9 * a_in) & (a_in > 0.5 * a_out) & (a_in < 0.9 * a_out)
+    drop = np.zeros(len(cands), bool)
+    for i, j in zip(*np.nonzero(nested)):
+        if drop[j]:
+            continue
+        qi, qj = cands[i].corners_px, cands[j].corners_px
+        short_i, short_j = _side_lengths(qi)[0], _side_lengths(qj)[0]
+        ring = (short_j - short_i) / 2
+        if ring < 2 * (1.5 + float(np.clip(0.02 * short_j, 2.0, 6.0))):
+            continue  # too thin to look at both sides of it apart
+        _, out_i = _outline_colours(image, qi, short_i)
+        in_j, _ = _outline_colours(image, qj, short_j)
+        mid_i = (qi + np.roll(qi, -1, axis=0)) / 2
+        mid_j = (qj + np.roll(qj, -1, axis=0)) / 2
+        facing = np.linalg.norm(mid_j[:, None] - mid_i[None], axis=2).argmin(axis=1)
+        broken = np.linalg.norm(in_j - out_i[facing], axis=1) > 40.0
+        drop[j] = int(broken.sum()) >= 3
+    return drop
+
+
+def _table_colour(small: np.ndarray) -> np.ndarray:
+    """The table's colour, as far as one number can say: the median of a band along the frame's
+    border, where cards are rarely placed (the camera is pointed at the cards)."""
+    h, w = small.shape[:2]
+    b = max(2, round(0.02 * min(h, w)))
+    c = small.shape[2]
+    band = np.concatenate(
+        [
+            small[:b].reshape(-1, c),
+            small[-b:].reshape(-1, c),
+            small[:, :b].reshape(-1, c),
+            small[:, -b:].reshape(-1, c),
+        ]
+    )
+    return np.median(band, axis=0).astype(np.float32)
 
 
 def _pad_crop(img: np.ndarray, x: int, y: int, w: int, h: int) -> np.ndarray:
