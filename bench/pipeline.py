@@ -101,6 +101,7 @@ def main(argv: list[str] | None = None) -> int:
                     redraw_latency.append(t3 - t0)
             print(f"\rchain: recorded frame {k + 1}/{len(paths)}", end="", file=sys.stderr, flush=True)
         chain_fps = frames / busy
+        final = session.public_state() if session is not None else {}
         store.close()
     print(file=sys.stderr)
 
@@ -137,6 +138,15 @@ def main(argv: list[str] | None = None) -> int:
         f"  baseline: detector alone on a whole frame  median {base_med * 1e3:8.1f} ms  ({1 / base_med:.2f} frames/s)"
     )
     print(f"  ratio chain/detector (median per frame)    {med / base_med:8.3f}x")
+    outcome = (
+        "game over, winner " + str(final.get("winner")) if final.get("game_over") else "game still running"
+    )
+    expected = (
+        game.script.get("winner")
+        if len(paths) == len(game.frames)
+        else "(the whole game: run without --quick)"
+    )
+    print(f"  refereed at 30 frames/s: {outcome}; the script says {expected}")
     print(f"  goal (issue 9): median < 100 ms -> {'met' if med < 0.1 else 'NOT met'};"
           f" >= 15 frames/s -> {'met' if chain_fps >= 15 else 'NOT met'}")  # fmt: skip
     return 0
