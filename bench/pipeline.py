@@ -5,7 +5,8 @@ A 30 frames/s camera is replayed from the sample game: each recorded frame (one 
 sees a table between moves. Each frame goes: captured (decoded, in memory) -> vision (undistort,
 incremental reader: cards, faces, pawns where the table changed) -> tracker -> camera feed ->
 referee session (rules engine + SQLite event file) -> overview redrawn when the state changed
-(as `tabletop display` does).
+(as `tabletop display` does). The players' own commands (skip a step, draw) are pressed at the
+recorded frames the script gives, as in `tabletop demo`, so the whole game is played.
 
 Prints frame-to-display latency (median, p95; and on the frames that changed the picture), and
 frames/s through the chain, next to the detector alone on a whole frame measured in the same run,
@@ -42,9 +43,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from display.overview import render_overview
     from referee.camera import FrameVision, TableWatcher
-    from referee.camera_feed import CameraFeed, SessionTarget, SetupNotFound, table_setup
-    from referee.sample import SampleGame, find_samples
-    from referee.session import GameSession
+    from referee.sample import SampleGame, SampleReferee, find_samples
     from referee.store import EventStore
 
     cv2.setNumThreads(1)  # one core, as the goal says
@@ -59,6 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     redraws = frames = 0
     with tempfile.TemporaryDirectory() as tmp:
         store = EventStore(Path(tmp) / "bench.sqlite")
+        referee = SampleReferee(game, store)
         session = feed = None
         drawn_at = None
         busy = 0.0
@@ -73,17 +73,8 @@ def main(argv: list[str] | None = None) -> int:
                 t0 = time.perf_counter()  # the frame is captured: in memory, decoded
                 obs = watcher.see(index, index / FPS, image)
                 t1 = time.perf_counter()
-                if session is None:
-                    try:
-                        setup = table_setup(obs, game.villains, game.pawn_colors)
-                        session = GameSession.start(
-                            "masterplan", game.config(setup.config_layout()), 5, store
-                        )
-                        feed = CameraFeed(SessionTarget(session), setup)
-                    except SetupNotFound:
-                        pass
-                if feed is not None:
-                    feed.observe(obs)
+                referee.observe(obs, k)
+                session, feed = referee.session, referee.feed
                 changed = False
                 if session is not None and (session.seq, len(feed.notices)) != drawn_at:
                     drawn_at = (session.seq, len(feed.notices))

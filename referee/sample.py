@@ -193,3 +193,65 @@ def virtual_projector(
         "table_date": cal.steps.get("table", {}).get("date"),
         "source": "virtual projector square above the table (demo)",
     }
+
+
+class SampleReferee:
+    """Referees the sample game from the camera's Observations, one at a time: starts the game
+    when the starting cards and the Trophy are seen, feeds the camera feed, and presses the
+    players' own commands (skip a step, draw) once the recorded frame the script gives them is
+    reached - pressed again if the referee was still waiting for the table."""
+
+    def __init__(self, game: SampleGame, store: Any) -> None:
+        self.game = game
+        self.store = store  # referee.store.EventStore
+        self.session: Any = None  # referee.session.GameSession, once the setup was seen
+        self.feed: Any = None  # referee.camera_feed.CameraFeed
+        self.spoken: list[dict[str, Any]] = []  # what the players said by hand, with the reply
+        self._said = sorted(game.player_commands(), key=lambda fc: fc[0])
+        self._retry: list[dict[str, Any]] = []
+        self._ids = 0
+
+    def observe(self, obs: Any, recorded_frame: int) -> None:
+        """Take the Observation of a frame showing the table as the sample's `recorded_frame`."""
+        from referee.camera_feed import CameraFeed, SessionTarget, SetupNotFound, table_setup
+        from referee.protocol import Request
+        from referee.session import GameSession
+
+        if self.session is None:
+            try:
+                setup = table_setup(obs, self.game.villains, self.game.pawn_colors)
+            except SetupNotFound:
+                return
+            self.session = GameSession.start(
+                "masterplan",
+                self.game.config(setup.config_layout()),
+                self.game.script.get("seed", 0),
+                self.store,
+            )
+            self.feed = CameraFeed(SessionTarget(self.session), setup)
+        self.feed.observe(obs)
+        due = self._retry + [c for f, c in self._said if f <= recorded_frame]
+        self._said = [(f, c) for f, c in self._said if f > recorded_frame]
+        self._retry = []
+        for command in due:
+            if self._retry and self._retry[-1]["player"] == command["player"]:
+                self._retry.append(command)  # keep a player's commands in order
+                continue
+            for body in _as_pressed(command, self.session.public_state()):
+                self._ids += 1
+                request = Request(f"player-{self._ids}", body["type"], body["player"], body)
+                reply = self.session.handle(request, body["player"]).reply
+                if not reply.get("ok") and reply["error"]["code"] == "waiting":
+                    # the referee still waits for the table (a name, a position): the player
+                    # presses again once it is answered
+                    self._retry.append(command)
+                    break
+                self.spoken.append({"frame": recorded_frame, "command": body, "reply": reply})
+            self.feed.settle()
+
+
+def _as_pressed(command: dict[str, Any], state: dict[str, Any]) -> list[dict[str, Any]]:
+    """A player who presses 'draw' while still in the Add step ends the step first."""
+    if command["type"] == "draw" and state.get("step") == "add" and not state.get("waiting"):
+        return [{"type": "skip_step", "player": command["player"]}, command]
+    return [command]

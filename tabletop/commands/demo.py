@@ -135,9 +135,8 @@ def run_sample(
     from display.overview import render_overview
     from display.projector import render_projector
     from referee.camera import TableWatcher, read_in_parallel
-    from referee.camera_feed import CameraFeed, SessionTarget, SetupNotFound, table_setup
-    from referee.protocol import Request
-    from referee.sample import virtual_projector
+    from referee.camera_feed import CameraFeed
+    from referee.sample import SampleReferee, virtual_projector
     from referee.session import GameSession
     from referee.store import EventStore
 
@@ -152,10 +151,9 @@ def run_sample(
     for suffix in ("", "-wal", "-shm"):
         Path(f"{db_path}{suffix}").unlink(missing_ok=True)
     store = EventStore(db_path)
+    referee = SampleReferee(game, store)
     session: GameSession | None = None
     feed: CameraFeed | None = None
-    said = sorted(game.player_commands(), key=lambda fc: fc[0])
-    spoken: list[dict[str, Any]] = []  # what the players said by hand, with the referee's answer
     video_path = out / "overview.mp4"
     writer = cv2.VideoWriter(
         str(video_path), cv2.VideoWriter_fourcc(*"mp4v"), 1.0 / game.frame_interval_s, OVERVIEW_SIZE
@@ -166,41 +164,10 @@ def run_sample(
         png_dir.mkdir(exist_ok=True)
     bar = Progress(progress, len(paths), "tabletop demo")
     picture, drawn_at = None, (-2, -1)
-    n_ids = 0
     events: list[dict[str, Any]] = []
-    retry: list[dict[str, Any]] = []  # refused while the game waited: pressed again later
     for index, (reading, image) in enumerate(read_in_parallel(paths, watcher.vision, workers)):
-        obs = watcher.track(reading, image, index, index * game.frame_interval_s)
-        if session is None:
-            try:
-                setup = table_setup(obs, game.villains, game.pawn_colors)
-            except SetupNotFound:
-                setup = None
-            if setup is not None:
-                session = GameSession.start(
-                    "masterplan", game.config(setup.config_layout()), game.script.get("seed", 0), store
-                )
-                feed = CameraFeed(SessionTarget(session), setup)
-        if session is not None and feed is not None:
-            feed.observe(obs)
-            due = retry + [c for f, c in said if f <= index]
-            said = [(f, c) for f, c in said if f > index]
-            retry = []
-            for command in due:
-                if retry and retry[-1]["player"] == command["player"]:
-                    retry.append(command)  # keep a player's commands in order
-                    continue
-                for body in _as_pressed(command, session.public_state()):
-                    n_ids += 1
-                    request = Request(f"player-{n_ids}", body["type"], body["player"], body)
-                    reply = session.handle(request, body["player"]).reply
-                    if not reply.get("ok") and reply["error"]["code"] == "waiting":
-                        # the referee is still waiting for the table (a name, a position): the
-                        # player presses again once it is answered
-                        retry.append(command)
-                        break
-                    spoken.append({"frame": index, "command": body, "reply": reply})
-                feed.settle()
+        referee.observe(watcher.track(reading, image, index, index * game.frame_interval_s), index)
+        session, feed = referee.session, referee.feed
         if session is not None and (session.seq, len(feed.notices) if feed else 0) != drawn_at:
             drawn_at = (session.seq, len(feed.notices) if feed else 0)
             events = [session.adapter.public_event(e) for _, e in store.events()]
@@ -231,7 +198,7 @@ def run_sample(
     projector = render_projector(state, cal)
     cv2.imwrite(str(out / "projector.png"), projector)
     files["projector"] = str(out / "projector.png")
-    summary = summarise(store, feed, spoken)
+    summary = summarise(store, feed, referee.spoken)
     summary["seconds"] = round(time.monotonic() - t_start, 1)
     summary["frames"] = len(paths)
     text = summary_text(summary)
@@ -242,13 +209,6 @@ def run_sample(
     files["calibration"] = str(cal_path)
     store.close()
     return {"summary": summary, "summary_text": text, "files": files}
-
-
-def _as_pressed(command: dict[str, Any], state: dict[str, Any]) -> list[dict[str, Any]]:
-    """A player who presses 'draw' while still in the Add step ends the step first."""
-    if command["type"] == "draw" and state.get("step") == "add" and not state.get("waiting"):
-        return [{"type": "skip_step", "player": command["player"]}, command]
-    return [command]
 
 
 def _waiting_picture(index: int) -> np.ndarray:
