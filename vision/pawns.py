@@ -109,24 +109,25 @@ class PawnSighting:
 
 # (upright corners of the card in the image - corner 0 -> 1 the top edge of its art -, art image)
 CardArt = tuple[np.ndarray, np.ndarray]
-ArtMask = tuple[tuple[int, int, int, int], np.ndarray]
+
+_OPEN = np.ones((3, 3), np.uint8)
+_CLOSE = np.ones((5, 5), np.uint8)
+_SUM_BGR = np.ones((1, 3), np.float32)
 
 
 def find_pawns(
     image: np.ndarray,
     cards_px: Sequence[np.ndarray],
     colors: PawnColors | None = None,
-    art_masks: Sequence[ArtMask | None] | None = None,
     arts: Sequence[CardArt | None] | None = None,
     nadir_px: tuple[float, float] | None = None,
 ) -> list[PawnSighting]:
     """Pawns in `image`, at most one per colour. `cards_px` are the frame's card corners.
 
     Printed colour is removed from card i by `arts[i]` (its upright corners and enrolled art,
-    compared only where a pawn could be) or, the older way, `art_masks[i]` (ROI, mask of the
-    pixels the art explains, from `art_explained_mask`). `nadir_px` is the image point straight
-    below the camera (`camera_nadir_px`); without it the camera is taken to look from the image's
-    bottom edge, as from a player's seat."""
+    compared only where a pawn could be). `nadir_px` is the image point straight below the
+    camera (`camera_nadir_px`); without it the camera is taken to look from the image's bottom
+    edge, as from a player's seat."""
     colors = colors or PawnColors()
     names, hue_table = colors.hue_table()
     if not names:
@@ -142,69 +143,38 @@ def find_pawns(
     # Where colour is, on a shrunk copy: one pass over the frame, the rest only there.
     small, f = _shrink(image, card_area)
     sh, sw = small.shape[:2]
-    hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
-    cls = cv2.LUT(hsv[..., 0], hue_table)
-    cls[(hsv[..., 1] < MIN_SATURATION) | (hsv[..., 2] < MIN_VALUE)] = 0
+    cls = _classes(small, hue_table)
     on_cards = np.zeros((sh, sw), np.uint8)
     for c in cards:
         cv2.fillPoly(on_cards, [np.round(c * (16.0 / f)).astype(np.int32)], 255, shift=4)
-    off = on_cards == 0
-    n_off = max(int(np.count_nonzero(off)), 1)
+    off = cv2.bitwise_not(on_cards)
+    n_off = max(cv2.countNonZero(off), 1)
     # A colour the table itself is made of (red-brown wood) is looked for on the cards only.
-    table_colours = set()
-    counts = np.bincount(cls[off], minlength=len(names) + 1)
-    for k in range(1, len(names) + 1):
-        if counts[k] > 0.03 * n_off:
-            table_colours.add(k)
-            cls[(cls == k) & off] = 0
-    # Print the known art explains is no place to look (the card back's pattern, a face's frame);
-    # on the way, the frame's light on each such card, over the whole card (a pawn on it must
-    # not bias it). What is left is looked at again at full resolution.
-    gains: list[np.ndarray | None] = [None] * len(cards)
-    search = cls.copy()
-    for i in range(len(cards)):
-        art = arts[i] if arts is not None and i < len(arts) else None
-        box = None if art is None else _box(np.asarray(art[0], np.float32) / f, sw, sh)
-        if box is None:
-            continue
-        x0, y0, x1, y1 = box
-        if not search[y0:y1, x0:x1].any():
-            continue
-        corners = np.asarray(art[0], np.float32) / f - np.array([x0, y0], np.float32)
-        warped, inside = _warp_art(art[1], corners, (x1 - x0, y1 - y0))
-        core = cv2.erode(inside.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
-        if not core.any():
-            continue
-        r = small[y0:y1, x0:x1].astype(np.float32)
-        gains[i] = (r[core].mean(axis=0) + 1) / (warped[core].mean(axis=0) + 1)
-        diff = np.sqrt(((r - warped * gains[i]) ** 2).sum(axis=2))
-        diff = cv2.erode(diff, np.ones((3, 3), np.uint8))
-        search[y0:y1, x0:x1][inside & (diff < ART_TOL)] = 0
-    # A region is looked at whole (a pawn on print of its own colour is one blob with it) if
-    # anything in it is left unexplained.
-    any_colour = cv2.dilate((cls > 0).astype(np.uint8), np.ones((3, 3), np.uint8))
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(any_colour, connectivity=8)
-    wanted = np.zeros(n, bool)
-    wanted[labels[search > 0]] = True
-    # Fast mode: a pawn wholly on print of its own colour (a yellow disc covering a yellow
-    # target) leaves nothing unexplained at this size and would be missed, so it is off.
-    exclusive = False
+    counts = cv2.calcHist([cls], [0], off, [len(names) + 1], [0, len(names) + 1]).ravel()
+    table_colours = {k for k in range(1, len(names) + 1) if counts[k] > 0.03 * n_off}
+    if table_colours:
+        cls = _drop_off_cards(cls, on_cards, table_colours, len(names))
     min_area = MIN_AREA * card_area
     max_area = MAX_AREA * card_area
+    # Every region of colour is looked at whole at full resolution (a pawn on print of its own
+    # colour is one blob with it): the art leaves something unexplained there only at full size.
+    any_colour = cv2.dilate(cv2.compare(cls, 0, cv2.CMP_GT), _OPEN)
+    contours, _ = cv2.findContours(any_colour, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     boxes = []
-    for j in range(1, n):
-        x, y, w, h, area = (int(v) for v in stats[j])
-        if area * f * f >= 0.5 * min_area and (wanted[j] or not exclusive):
-            boxes.append([x - 1, y - 1, x + w + 1, y + h + 1])
+    for c in contours:
+        # Pixels of the region (its outline's area plus the half of the outline pixels outside it).
+        if (cv2.contourArea(c) + 0.5 * cv2.arcLength(c, True) + 1) * f * f < 0.5 * min_area:
+            continue
+        x, y, w, h = cv2.boundingRect(c)
+        boxes.append([x - 1, y - 1, x + w + 1, y + h + 1])
     frame = _Frame(
         image,
         small,
         f,
-        off,
+        off > 0,
         cards,
         arts,
-        gains,
-        art_masks,
+        [None] * len(cards),
         names,
         hue_table,
         table_colours,
@@ -232,6 +202,22 @@ def find_pawns(
     return [PawnSighting(name, best[name].foot, best[name].area, best[name].card) for name in sorted(best)]
 
 
+def _classes(image: np.ndarray, hue_table: np.ndarray) -> np.ndarray:
+    """Per pixel: 1 + the index of its player colour, 0 for none (too grey or too dark)."""
+    hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
+    vivid = cv2.inRange(hsv, (0, MIN_SATURATION, MIN_VALUE), (255, 255, 255))
+    return cv2.bitwise_and(cv2.LUT(hsv[..., 0], hue_table), vivid)
+
+
+def _drop_off_cards(cls: np.ndarray, on_cards: np.ndarray, colours: set[int], n: int) -> np.ndarray:
+    """`cls` with `colours` cleared where `on_cards` is 0."""
+    keep = np.arange(256, dtype=np.uint8)
+    keep[list(colours)] = 0
+    out = cv2.LUT(cls, keep)
+    cv2.copyTo(cls, on_cards, out)
+    return out
+
+
 @dataclass
 class _Frame:
     """What every region of one frame is looked at with."""
@@ -242,14 +228,35 @@ class _Frame:
     off: np.ndarray  # shrunk: off the cards
     cards: list[np.ndarray]
     arts: Sequence[CardArt | None] | None
-    gains: list[np.ndarray | None]
-    art_masks: Sequence[ArtMask | None] | None
+    gains: list[np.ndarray | None]  # per card, measured when first needed
     names: list[str]
     hue_table: np.ndarray
     table_colours: set[int]
     min_area: float
     max_area: float
     nadir_px: tuple[float, float] | None
+
+    def art(self, i: int) -> CardArt | None:
+        return self.arts[i] if self.arts is not None and i < len(self.arts) else None
+
+    def gain(self, i: int) -> np.ndarray | None:
+        """Per-channel gain (frame / art) of the light on card i, over the whole card on the
+        shrunk frame (a pawn on it must not bias it)."""
+        if self.gains[i] is None:
+            art = self.art(i)
+            corners = np.asarray(art[0], np.float32) / self.f
+            box = _box(corners, self.small.shape[1], self.small.shape[0])
+            if box is None:
+                return None
+            x0, y0, x1, y1 = box
+            warped, inside = _warp_art(art[1], corners - np.array([x0, y0], np.float32), (x1 - x0, y1 - y0))
+            core = cv2.erode(inside, _OPEN)
+            if not cv2.countNonZero(core):
+                return None
+            seen = np.array(cv2.mean(self.small[y0:y1, x0:x1], core)[:3])
+            printed = np.array(cv2.mean(warped, core)[:3])
+            self.gains[i] = (seen + 1) / (printed + 1)
+        return self.gains[i]
 
 
 def _merged(boxes: list[list[int]]) -> list[list[int]]:
@@ -273,101 +280,100 @@ def _merged(boxes: list[list[int]]) -> list[list[int]]:
 
 def _blobs_in(fr: _Frame, box: tuple[int, int, int, int]) -> list[_Blob]:
     """Pawn-like blobs of each colour in the full-resolution region `box`."""
-    image, cards, arts, gains, art_masks, names = (
-        fr.image,
-        fr.cards,
-        fr.arts,
-        fr.gains,
-        fr.art_masks,
-        fr.names,
-    )
-    hue_table, table_colours, min_area, max_area, nadir_px = (
-        fr.hue_table,
-        fr.table_colours,
-        fr.min_area,
-        fr.max_area,
-        fr.nadir_px,
-    )
+    image, cards, names, min_area = fr.image, fr.cards, fr.names, fr.min_area
     x0, y0, x1, y1 = box
     roi = image[y0:y1, x0:x1]
     rh, rw = roi.shape[:2]
-    hsv = cv2.cvtColor(roi, cv2.COLOR_BGR2HSV)
-    cls = cv2.LUT(hsv[..., 0], hue_table)
-    cls[(hsv[..., 1] < MIN_SATURATION) | (hsv[..., 2] < MIN_VALUE)] = 0
-    # Which card each pixel lies on (for the art and the table's own colours), and which
-    # pixels the known art explains.
-    card_of = np.full((rh, rw), -1, np.int16)
-    explained = np.zeros((rh, rw), bool)
+    cls = _classes(roi, fr.hue_table)
+    n_cls = len(names) + 1
+    counts = cv2.calcHist([cls], [0], None, [n_cls], [0, n_cls]).ravel()
+    # Fewer pixels of a colour than a pawn's least size (the closing below adds a few): none.
+    present = [k for k in range(1, n_cls) if counts[k] >= 0.3 * min_area]
+    if not present:
+        return []
+    # Which pixels lie on a card (for the table's own colours) and which the known art explains.
+    on_card = np.zeros((rh, rw), np.uint8)
+    explained = None
     for i, c in enumerate(cards):
         q = c - np.array([x0, y0], np.float32)
-        if q[:, 0].max() < 0 or q[:, 1].max() < 0 or q[:, 0].min() >= rw or q[:, 1].min() >= rh:
+        cb = _box(q, rw, rh)
+        if cb is None:
             continue
-        inside = np.zeros((rh, rw), np.uint8)
-        cv2.fillPoly(inside, [np.round(q * 16).astype(np.int32)], 255, shift=4)
-        inside = inside > 0
-        card_of[inside] = i
-        art = arts[i] if arts is not None and i < len(arts) else None
-        old = art_masks[i] if art_masks is not None and i < len(art_masks) else None
-        if not cls[inside].any():
+        cv2.fillPoly(on_card, [np.round(q * 16).astype(np.int32)], 255, shift=4)
+        art = fr.art(i)
+        if art is None:
             continue
-        if art is not None:
-            explained |= inside & _explained(
-                roi, np.asarray(art[0], np.float32) - (x0, y0), art[1], gain=gains[i]
-            )
-        elif old is not None:
-            explained |= inside & _crop_mask(old, box)
-    for k in table_colours:
-        cls[(cls == k) & (card_of < 0)] = 0
+        bx0, by0, bx1, by1 = cb
+        sub = cls[by0:by1, bx0:bx1]
+        if not cv2.countNonZero(sub):
+            continue
+        gain = fr.gain(i)
+        if gain is None:
+            continue
+        inside = np.zeros(sub.shape, np.uint8)
+        cv2.fillPoly(inside, [np.round((q - (bx0, by0)) * 16).astype(np.int32)], 255, shift=4)
+        ok = _explained(
+            roi[by0:by1, bx0:bx1], np.asarray(art[0], np.float32) - (x0 + bx0, y0 + by0), art[1], gain
+        )
+        if explained is None:
+            explained = np.zeros((rh, rw), np.uint8)
+        part = explained[by0:by1, bx0:bx1]
+        cv2.bitwise_or(part, cv2.bitwise_and(ok, inside), dst=part)
+    if fr.table_colours:
+        cls = _drop_off_cards(cls, on_card, fr.table_colours, len(names))
     # A pawn on print of its own colour (a yellow disc on a yellow target) is still what the art
     # does not explain around it: the blob is kept where it is near that unexplained core.
     reach = max(3, int(round(0.04 * np.sqrt(min_area / MIN_AREA))))
     near = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
+    unexplained = None if explained is None else cv2.bitwise_not(explained)
     out = []
-    for k in np.unique(cls):
-        if k == 0:
-            continue
-        m = (cls == k).astype(np.uint8)
-        m = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-        m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    for k in present:
+        m = cv2.compare(cls, k, cv2.CMP_EQ)
+        m = cv2.morphologyEx(m, cv2.MORPH_OPEN, _OPEN)
+        m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, _CLOSE)
         core = m
-        if explained.any():
-            core = cv2.morphologyEx(m & ~explained, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-            m = m & cv2.dilate(core, near)
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=8)
+        if unexplained is not None:
+            core = cv2.morphologyEx(cv2.bitwise_and(m, unexplained), cv2.MORPH_OPEN, _OPEN)
+            m = cv2.bitwise_and(m, cv2.dilate(core, near))
+        n, labels, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(m, 8, cv2.CV_32S, cv2.CCL_GRANA)
         for j in range(1, n):
             x, y, w, h, area = (int(v) for v in stats[j])
+            if not (0.5 * min_area <= area <= fr.max_area):
+                continue  # no pawn's size even on known art (_judge says the same, later)
             own = labels[y : y + h, x : x + w] == j
             core_area = int(np.count_nonzero(core[y : y + h, x : x + w][own]))
             if core_area < max(0.25 * area, 0.5 * min_area):
                 continue  # printed: the art explains nearly all of it
-            pts = np.column_stack(np.nonzero(own)[::-1]).astype(np.float64) + (x + x0, y + y0)
-            foot = _foot(pts, nadir_px)
-            on = None
-            for i, c in enumerate(cards):
-                if cv2.pointPolygonTest(c, foot, False) >= 0:
-                    on = i
-                    break
-            known = on is not None and (
-                (arts is not None and on < len(arts) and arts[on] is not None)
-                or (art_masks is not None and on < len(art_masks) and art_masks[on] is not None)
-            )
-            at_edge = (
-                x + x0 <= 0 or y + y0 <= 0 or x + x0 + w >= image.shape[1] or y + y0 + h >= image.shape[0]
-            )
-            if at_edge and not known:
-                continue  # cut by the frame's edge: where it stands is not seen (or it is print)
-            # On known art everything else is explained: a figure seen edge-on (thin) still counts.
-            info = _judge(roi, m, own, x, y, w, h, area, min_area, max_area, lenient=known)
-            if info is None:
-                continue
-            solidity, ring_bgr = info
-            if on is None and not _like_table(fr, foot, ring_bgr):
-                continue  # off the known cards yet not on the table: print of an unseen card
-            # How much to trust it: on a card whose art is known (everything else there is
-            # explained) most, then on the bare table, least on unknown art.
-            tier = 2 if known else (1 if on is None else 0)
-            out.append(_Blob(names[k - 1], int(k), foot, float(area), on, tier, solidity))
+            out += _blob(fr, roi, box, m, own, k, x, y, w, h, area)
     return out
+
+
+def _blob(fr: _Frame, roi, box, m, own, k, x, y, w, h, area) -> list[_Blob]:
+    """[the blob as a pawn sighting] if it can be a pawn, else []."""
+    x0, y0 = box[0], box[1]
+    cards, image = fr.cards, fr.image
+    pts = np.column_stack(np.nonzero(own)[::-1]).astype(np.float64) + (x + x0, y + y0)
+    foot = _foot(pts, fr.nadir_px)
+    on = None
+    for i, c in enumerate(cards):
+        if cv2.pointPolygonTest(c, foot, False) >= 0:
+            on = i
+            break
+    known = on is not None and fr.art(on) is not None
+    at_edge = x + x0 <= 0 or y + y0 <= 0 or x + x0 + w >= image.shape[1] or y + y0 + h >= image.shape[0]
+    if at_edge and not known:
+        return []  # cut by the frame's edge: where it stands is not seen (or it is print)
+    # On known art everything else is explained: a figure seen edge-on (thin) still counts.
+    info = _judge(roi, m, own, x, y, w, h, area, fr.min_area, fr.max_area, lenient=known)
+    if info is None:
+        return []
+    solidity, ring_bgr = info
+    if on is None and not _like_table(fr, foot, ring_bgr):
+        return []  # off the known cards yet not on the table: print of an unseen card
+    # How much to trust it: on a card whose art is known (everything else there is explained)
+    # most, then on the bare table, least on unknown art.
+    tier = 2 if known else (1 if on is None else 0)
+    return [_Blob(fr.names[k - 1], int(k), foot, float(area), on, tier, solidity)]
 
 
 @dataclass
@@ -418,7 +424,8 @@ def _box(q: np.ndarray, w: int, h: int) -> tuple[int, int, int, int] | None:
 
 
 def _warp_art(art: np.ndarray, corners: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
-    """The art warped onto `corners` (upright order) in an image of `size` (w, h), and where it lies."""
+    """The art warped onto `corners` (upright order) in an image of `size` (w, h), and where it
+    lies (255)."""
     ah, aw = art.shape[:2]
     # Shrink the art first to about the size it has here: warping then averages no detail away.
     side = max(np.linalg.norm(corners[1] - corners[0]), np.linalg.norm(corners[2] - corners[1]), 2.0)
@@ -435,58 +442,23 @@ def _warp_art(art: np.ndarray, corners: np.ndarray, size: tuple[int, int]) -> tu
         ah, aw = art.shape[:2]
     src = np.array([[0, 0], [aw - 1, 0], [aw - 1, ah - 1], [0, ah - 1]], np.float32)
     m = cv2.getPerspectiveTransform(src, corners.astype(np.float32))
-    warped = cv2.warpPerspective(art, m, size, flags=cv2.INTER_LINEAR).astype(np.float32)
-    inside = cv2.warpPerspective(np.full((ah, aw), 255, np.uint8), m, size) > 127
+    warped = cv2.warpPerspective(art, m, size, flags=cv2.INTER_LINEAR)
+    inside = cv2.compare(cv2.warpPerspective(np.full((ah, aw), 255, np.uint8), m, size), 127, cv2.CMP_GT)
     return warped, inside
 
 
-def _explained(
-    roi: np.ndarray,
-    corners: np.ndarray,
-    art: np.ndarray,
-    tol: float = ART_TOL,
-    gain: np.ndarray | None = None,
-) -> np.ndarray:
-    """Pixels of `roi` inside the card at `corners` (upright, ROI pixels) whose colour the
-    enrolled `art` explains, after a per-channel `gain` for the frame's light on this card
-    (measured here if not given)."""
+def _explained(roi: np.ndarray, corners: np.ndarray, art: np.ndarray, gain: np.ndarray) -> np.ndarray:
+    """255 where the colour of `roi` is the enrolled `art`'s (warped onto `corners`, upright, ROI
+    pixels) under a per-channel `gain` for the frame's light on this card, within ART_TOL."""
     rh, rw = roi.shape[:2]
-    warped, inside = _warp_art(art, corners, (rw, rh))
-    if not inside.any():
-        return inside
-    r = roi.astype(np.float32)
-    if gain is None:
-        gain = (r[inside].mean(axis=0) + 1) / (warped[inside].mean(axis=0) + 1)
-    diff = np.sqrt(((r - warped * gain) ** 2).sum(axis=2))
-    diff = cv2.erode(diff, np.ones((3, 3), np.uint8))  # a pixel of misalignment is not a pawn
-    return inside & (diff < tol)
-
-
-def _card_gain(small: np.ndarray, corners: np.ndarray, art: np.ndarray) -> np.ndarray | None:
-    """Per-channel gain (frame / art) over the whole card, on the shrunk frame (`corners` there)."""
-    box = _box(corners, small.shape[1], small.shape[0])
-    if box is None:
-        return None
-    x0, y0, x1, y1 = box
-    warped, inside = _warp_art(art, corners - np.array([x0, y0], np.float32), (x1 - x0, y1 - y0))
-    inside = cv2.erode(inside.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
-    if not inside.any():
-        return None
-    r = small[y0:y1, x0:x1].astype(np.float32)
-    return (np.median(r[inside], axis=0) + 1) / (np.median(warped[inside], axis=0) + 1)
-
-
-def _crop_mask(item: ArtMask, box: tuple[int, int, int, int]) -> np.ndarray:
-    """An `art_explained_mask` (full resolution) cut to the region `box`."""
-    (ax0, ay0, ax1, ay1), explained = item
-    x0, y0, x1, y1 = box
-    out = np.zeros((y1 - y0, x1 - x0), bool)
-    ix0, iy0, ix1, iy1 = max(x0, ax0), max(y0, ay0), min(x1, ax1), min(y1, ay1)
-    if ix1 > ix0 and iy1 > iy0:
-        out[iy0 - y0 : iy1 - y0, ix0 - x0 : ix1 - x0] = explained[
-            iy0 - ay0 : iy1 - ay0, ix0 - ax0 : ix1 - ax0
-        ]
-    return out
+    warped, _ = _warp_art(art, corners, (rw, rh))
+    d = cv2.absdiff(
+        roi.astype(np.float32),
+        cv2.multiply(warped.astype(np.float32), tuple(float(g) for g in gain) + (0.0,)),
+    )
+    d2 = cv2.transform(cv2.multiply(d, d), _SUM_BGR)
+    d2 = cv2.erode(d2, _OPEN)  # a pixel of misalignment is not a pawn
+    return cv2.compare(d2, ART_TOL * ART_TOL, cv2.CMP_LT)
 
 
 def _judge(
@@ -624,17 +596,3 @@ def camera_nadir_px(
     if abs(vp[2]) < 1e-9:
         return None
     return (float(vp[0] / vp[2]), float(vp[1] / vp[2]))
-
-
-def art_explained_mask(
-    image: np.ndarray, corners_px: np.ndarray, art: np.ndarray, tol: float = ART_TOL
-) -> ArtMask | None:
-    """Pixels of the card whose colour the enrolled art (upright, the right way round) explains.
-    Full resolution; `find_pawns(..., arts=...)` does the same only where a pawn could be."""
-    h, w = image.shape[:2]
-    q = np.asarray(corners_px, np.float32).reshape(4, 2)
-    box = _box(q, w, h)
-    if box is None or box[2] - box[0] < 4 or box[3] - box[1] < 4:
-        return None
-    x0, y0, x1, y1 = box
-    return box, _explained(image[y0:y1, x0:x1], q - np.array([x0, y0], np.float32), art, tol)
