@@ -153,7 +153,7 @@ def find_pawns(
     counts = cv2.calcHist([cls], [0], off, [len(names) + 1], [0, len(names) + 1]).ravel()
     table_colours = {k for k in range(1, len(names) + 1) if counts[k] > 0.03 * n_off}
     if table_colours:
-        cls = _drop_off_cards(cls, on_cards, table_colours, len(names))
+        cls = _drop_off_cards(cls, on_cards, table_colours)
     min_area = MIN_AREA * card_area
     max_area = MAX_AREA * card_area
     # Every region of colour is looked at whole at full resolution (a pawn on print of its own
@@ -173,6 +173,7 @@ def find_pawns(
         f,
         off > 0,
         cards,
+        _card_boxes(cards),
         arts,
         [None] * len(cards),
         names,
@@ -183,9 +184,16 @@ def find_pawns(
         nadir_px,
     )
     found: list[_Blob] = []
+    n_cls = len(names) + 1
     for x0, y0, x1, y1 in _merged(boxes):
-        box = (max(x0 * f, 0), max(y0 * f, 0), min(x1 * f, full_w), min(y1 * f, full_h))
-        found += _blobs_in(frame, box)
+        # Colours with too few pixels here for a pawn (leniently: shrinking blurs edges) are
+        # not looked for at full resolution.
+        x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, sw), min(y1, sh)
+        counts = cv2.calcHist([cls[y0:y1, x0:x1]], [0], None, [n_cls], [0, n_cls]).ravel() * (f * f)
+        present = [k for k in range(1, n_cls) if counts[k] >= 0.2 * min_area]
+        if present:
+            box = (x0 * f, y0 * f, min(x1 * f, full_w), min(y1 * f, full_h))
+            found += _blobs_in(frame, box, present)
     hues = colors.hues()
     # One pawn seen as two colours (the shaded side of a yellow disc reads orange): the bigger wins.
     found.sort(key=lambda b: -b.area)
@@ -209,7 +217,7 @@ def _classes(image: np.ndarray, hue_table: np.ndarray) -> np.ndarray:
     return cv2.bitwise_and(cv2.LUT(hsv[..., 0], hue_table), vivid)
 
 
-def _drop_off_cards(cls: np.ndarray, on_cards: np.ndarray, colours: set[int], n: int) -> np.ndarray:
+def _drop_off_cards(cls: np.ndarray, on_cards: np.ndarray, colours: set[int]) -> np.ndarray:
     """`cls` with `colours` cleared where `on_cards` is 0."""
     keep = np.arange(256, dtype=np.uint8)
     keep[list(colours)] = 0
@@ -227,6 +235,7 @@ class _Frame:
     f: int
     off: np.ndarray  # shrunk: off the cards
     cards: list[np.ndarray]
+    card_boxes: np.ndarray  # (n, 4) x0 y0 x1 y1 of each card, full resolution, inclusive
     arts: Sequence[CardArt | None] | None
     gains: list[np.ndarray | None]  # per card, measured when first needed
     names: list[str]
@@ -278,8 +287,8 @@ def _merged(boxes: list[list[int]]) -> list[list[int]]:
     return boxes
 
 
-def _blobs_in(fr: _Frame, box: tuple[int, int, int, int]) -> list[_Blob]:
-    """Pawn-like blobs of each colour in the full-resolution region `box`."""
+def _blobs_in(fr: _Frame, box: tuple[int, int, int, int], present: list[int]) -> list[_Blob]:
+    """Pawn-like blobs of the colours `present` in the full-resolution region `box`."""
     image, cards, names, min_area = fr.image, fr.cards, fr.names, fr.min_area
     x0, y0, x1, y1 = box
     roi = image[y0:y1, x0:x1]
@@ -288,22 +297,22 @@ def _blobs_in(fr: _Frame, box: tuple[int, int, int, int]) -> list[_Blob]:
     n_cls = len(names) + 1
     counts = cv2.calcHist([cls], [0], None, [n_cls], [0, n_cls]).ravel()
     # Fewer pixels of a colour than a pawn's least size (the closing below adds a few): none.
-    present = [k for k in range(1, n_cls) if counts[k] >= 0.3 * min_area]
+    present = [k for k in present if counts[k] >= 0.3 * min_area]
     if not present:
         return []
     # Which pixels lie on a card (for the table's own colours) and which the known art explains.
     on_card = np.zeros((rh, rw), np.uint8)
     explained = None
-    for i, c in enumerate(cards):
-        q = c - np.array([x0, y0], np.float32)
-        cb = _box(q, rw, rh)
-        if cb is None:
-            continue
+    cb = fr.card_boxes
+    hit = np.flatnonzero((cb[:, 0] < x1) & (cb[:, 2] >= x0) & (cb[:, 1] < y1) & (cb[:, 3] >= y0))
+    for i in hit.tolist():
+        q = cards[i] - np.array([x0, y0], np.float32)
         cv2.fillPoly(on_card, [np.round(q * 16).astype(np.int32)], 255, shift=4)
         art = fr.art(i)
         if art is None:
             continue
-        bx0, by0, bx1, by1 = cb
+        bx0, by0 = max(int(cb[i, 0]) - x0, 0), max(int(cb[i, 1]) - y0, 0)
+        bx1, by1 = min(int(cb[i, 2]) + 1 - x0, rw), min(int(cb[i, 3]) + 1 - y0, rh)
         sub = cls[by0:by1, bx0:bx1]
         if not cv2.countNonZero(sub):
             continue
@@ -320,7 +329,7 @@ def _blobs_in(fr: _Frame, box: tuple[int, int, int, int]) -> list[_Blob]:
         part = explained[by0:by1, bx0:bx1]
         cv2.bitwise_or(part, cv2.bitwise_and(ok, inside), dst=part)
     if fr.table_colours:
-        cls = _drop_off_cards(cls, on_card, fr.table_colours, len(names))
+        cls = _drop_off_cards(cls, on_card, fr.table_colours)
     # A pawn on print of its own colour (a yellow disc on a yellow target) is still what the art
     # does not explain around it: the blob is kept where it is near that unexplained core.
     reach = max(3, int(round(0.04 * np.sqrt(min_area / MIN_AREA))))
@@ -415,6 +424,14 @@ def _shrink(image: np.ndarray, card_area: float) -> tuple[np.ndarray, int]:
     return img, f
 
 
+def _card_boxes(cards: list[np.ndarray]) -> np.ndarray:
+    """(n, 4) int array: x0 y0 x1 y1 (inclusive) of the pixels each card touches."""
+    if not cards:
+        return np.zeros((0, 4), np.int64)
+    q = np.stack(cards)
+    return np.concatenate([np.floor(q.min(axis=1)), np.ceil(q.max(axis=1))], axis=1).astype(np.int64)
+
+
 def _box(q: np.ndarray, w: int, h: int) -> tuple[int, int, int, int] | None:
     x0, y0 = np.maximum(np.floor(q.min(axis=0)).astype(int), 0)
     x1, y1 = np.minimum(np.ceil(q.max(axis=0)).astype(int) + 1, [w, h])
@@ -423,7 +440,9 @@ def _box(q: np.ndarray, w: int, h: int) -> tuple[int, int, int, int] | None:
     return int(x0), int(y0), int(x1), int(y1)
 
 
-def _warp_art(art: np.ndarray, corners: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+def _warp_art(
+    art: np.ndarray, corners: np.ndarray, size: tuple[int, int], where: bool = True
+) -> tuple[np.ndarray, np.ndarray | None]:
     """The art warped onto `corners` (upright order) in an image of `size` (w, h), and where it
     lies (255)."""
     ah, aw = art.shape[:2]
@@ -443,6 +462,8 @@ def _warp_art(art: np.ndarray, corners: np.ndarray, size: tuple[int, int]) -> tu
     src = np.array([[0, 0], [aw - 1, 0], [aw - 1, ah - 1], [0, ah - 1]], np.float32)
     m = cv2.getPerspectiveTransform(src, corners.astype(np.float32))
     warped = cv2.warpPerspective(art, m, size, flags=cv2.INTER_LINEAR)
+    if not where:
+        return warped, None
     inside = cv2.compare(cv2.warpPerspective(np.full((ah, aw), 255, np.uint8), m, size), 127, cv2.CMP_GT)
     return warped, inside
 
@@ -451,7 +472,7 @@ def _explained(roi: np.ndarray, corners: np.ndarray, art: np.ndarray, gain: np.n
     """255 where the colour of `roi` is the enrolled `art`'s (warped onto `corners`, upright, ROI
     pixels) under a per-channel `gain` for the frame's light on this card, within ART_TOL."""
     rh, rw = roi.shape[:2]
-    warped, _ = _warp_art(art, corners, (rw, rh))
+    warped, _ = _warp_art(art, corners, (rw, rh), where=False)
     d = cv2.absdiff(
         roi.astype(np.float32),
         cv2.multiply(warped.astype(np.float32), tuple(float(g) for g in gain) + (0.0,)),
