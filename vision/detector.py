@@ -243,6 +243,10 @@ class CardDetector:
             under = [c for c in under if c.score >= 0.8]
         if under:
             cards = self._select(cards + under, image)
+        if self.table is not None:
+            cut = self._cut_by_frame(image, [q for g in groups for q in g], scale, cards)
+            if cut:
+                cards = self._select(cards + cut, image)
         if self.table is None:
             # Nothing to check a size against: report only clean outlines.
             cards = [c for c in cards if c.score >= s.min_score_uncalibrated]
@@ -288,7 +292,10 @@ class CardDetector:
         if fit is None:
             return []
         c = fit.corners
-        if not _convex(c) or fit.min_support < s.min_support or fit.support < s.mean_support:
+        if not _convex(c):
+            return []
+        support = _seen_support(fit, image.shape)
+        if min(support) < s.min_support or np.mean(support) < s.mean_support:
             return []
         short, long = _side_lengths(c)
         if short < s.min_side_px:
@@ -340,7 +347,7 @@ class CardDetector:
             ok = lo_a <= long / short <= hi_a or lo_a <= _rectified_aspect(c, image.shape) <= hi_a
             margins = [short * k for k in (0.04, 0.08, 0.13)] if ok else []
         resid = max(sd.residual_px for sd in fit.sides)
-        score = float(np.clip(fit.support, 0, 1) * math.exp(-max(resid - 0.3, 0) / 1.5))
+        score = float(np.clip(np.mean(support), 0, 1) * math.exp(-max(resid - 0.3, 0) / 1.5))
         ok = ok and score >= s.min_score
         if ok and self.table is None:
             # Without a size in mm, a box spanning the gaps between cards can pass for a card:
@@ -492,6 +499,167 @@ class CardDetector:
                     out.extend(c for c in self._from_sides(image, r, scale, cards + out) if c.score >= 0.5)
         return out
 
+    def _cut_by_frame(
+        self, image: np.ndarray, quads: list[np.ndarray], scale: float, cards: list[CardCandidate]
+    ) -> list[CardCandidate]:
+        """Cards running off the frame, from rough quads (full-size px) with a side on the frame's
+        edge that no found card explains."""
+        h, w = image.shape[:2]
+        near = 1.5 * scale + 1.5
+        out: list[CardCandidate] = []
+        done: list[np.ndarray] = []
+        for q in quads:
+            side = None
+            for i in range(4):
+                a, b = q[i], q[(i + 1) % 4]
+                for axis, lim in ((0, -0.5), (0, w - 0.5), (1, -0.5), (1, h - 0.5)):
+                    if abs(a[axis] - lim) < near and abs(b[axis] - lim) < near:
+                        side = (i, axis, lim)
+            if side is None:
+                continue
+            ctr = q.mean(axis=0)
+            if any(
+                cv2.pointPolygonTest(c.corners_px.astype(np.float32), (float(ctr[0]), float(ctr[1])), False)
+                > 0
+                for c in cards + out
+            ):
+                continue
+            short = _side_lengths(q)[0]
+            if any(np.abs(q - d).max() < 0.1 * short for d in done):
+                continue
+            done.append(q)
+            out.extend(self._fit_cut(image, q, *side, reach=2.5 * scale + 2.5))
+        return out
+
+    def _fit_cut(
+        self, image: np.ndarray, q: np.ndarray, i: int, axis: int, lim: float, reach: float, grow: bool = True
+    ) -> list[CardCandidate]:
+        """The card of which the rough quad q (full-size px) is the part inside the frame, side i
+        on the frame's edge (`axis` = `lim`). Beyond the frame the crop is padded with a colour
+        unlike the card's, so the frame's edge is a plain straight edge that stands in for the
+        hidden part while the three visible sides are fitted; the card's far side is then where
+        the known card size puts it along the two sides that run off the frame."""
+        s = self.settings
+        h, w = image.shape[:2]
+        q = q.copy()
+        i1, i2, i3 = (i + 1) % 4, (i + 2) % 4, (i + 3) % 4
+        q[i, axis] = q[i1, axis] = lim
+        # The card's colour along the frame's edge (middle of the cut), and a pad colour unlike it.
+        a, b = q[i] + 0.2 * (q[i1] - q[i]), q[i] + 0.8 * (q[i1] - q[i])
+        n = max(2, int(np.linalg.norm(b - a)))
+        pts = np.clip(np.linspace(a, b, n).round().astype(int), 0, [w - 1, h - 1])
+        colour = np.median(image[pts[:, 1], pts[:, 0]].reshape(n, -1), axis=0)
+        pad_colour = [0.0 if v > 127 else 255.0 for v in colour]
+        pad = int(reach) + 8
+        x0, y0 = (int(v) - pad for v in q.min(axis=0))
+        x1, y1 = (int(v) + pad + 1 for v in q.max(axis=0))
+        crop = image[max(y0, 0) : min(y1, h), max(x0, 0) : min(x1, w)]
+        if crop.size == 0:
+            return []
+        crop = cv2.copyMakeBorder(
+            crop,
+            max(-y0, 0),
+            max(y1 - h, 0),
+            max(-x0, 0),
+            max(x1 - w, 0),
+            cv2.BORDER_CONSTANT,
+            value=pad_colour,
+        )
+        off = np.array([x0, y0], np.float64)
+        fit = refine_quad(crop, q - off, reach=reach)
+        if fit is None:
+            return []
+        c = fit.corners + off
+        if not _convex(c) or abs(c[i, axis] - lim) > 1.5 or abs(c[i1, axis] - lim) > 1.5:
+            return []  # the cut side is not the frame's edge: not a card running off the frame
+        seen = [fit.sides[k] for k in (i1, i2, i3)]
+        sup = [sd.support for sd in seen]
+        short_px = _side_lengths(c)[0]
+        resid = max(sd.residual_px for sd in seen)
+        if min(sup) < s.min_support or np.mean(sup) < s.mean_support:
+            return []
+        if resid > s.max_residual_px * max(1.0, short_px / 150):
+            return []
+        cs, cl = sorted(s.card_size_mm)
+        mm = self.table.to_mm(c)
+        width = float(np.linalg.norm(mm[i3] - mm[i2]))
+        if abs(width / cs - 1) <= s.size_tolerance:
+            length = cl
+        elif abs(width / cl - 1) <= s.size_tolerance:
+            length = cs
+        else:
+            full = cs if width < cs else cl
+            if grow and 0.8 * full < width < full:
+                # The inner frame of a printed border: move the three seen sides out by the
+                # border and fit again, the cut side staying on the frame's edge.
+                m = (full - width) / 2 / float(np.mean(self.table.mm_per_px(c)))
+                bigger = _offset_quad(c, m)
+                if bigger is None:
+                    return []
+                for k0, k1 in ((i, i3), (i1, i2)):  # back onto the frame's edge along the side
+                    d = bigger[k0] - bigger[k1]
+                    if abs(d[axis]) < 1e-6:
+                        return []
+                    bigger[k0] = bigger[k1] + d * (lim - bigger[k1, axis]) / d[axis]
+                return self._fit_cut(image, bigger, i, axis, lim, reach=max(0.35 * m, 2.5), grow=False)
+            return []
+        # Only one of the card's sizes is measured: each seen side must be a card's own edge, with
+        # the table just outside it (not a printed frame, whose outside is the card's border, nor
+        # the table between cards, whose sides are the neighbours' edges).
+        inside, outside = _outline_colours(image, c, short_px)
+        table = self._table_colour
+        din = np.linalg.norm(inside - table, axis=1)[[i1, i2, i3]]
+        dout = np.linalg.norm(outside - table, axis=1)[[i1, i2, i3]]
+        if np.any(dout > 30.0 + 0.2 * din):
+            return []
+        new = c.copy()
+        sig = fit.sigma_px.copy()
+        for real, hid in ((i2, i1), (i3, i)):
+            seen_mm = float(np.linalg.norm(mm[hid] - mm[real]))
+            if seen_mm > length * (1 + s.size_tolerance):
+                return []  # longer than a card
+            d = c[hid] - c[real]
+            t = self._px_at_mm(c[real], d / np.linalg.norm(d), length, mm[real])
+            if t is None:
+                return []
+            new[hid] = c[real] + t * d / np.linalg.norm(d)
+            # The side's direction error grows with the distance from what was seen.
+            sig[hid] = math.hypot(fit.sigma_px[hid] * t / max(np.linalg.norm(d), 1.0), fit.sigma_px[real])
+        frame = np.array([[-0.5, -0.5], [w - 0.5, -0.5], [w - 0.5, h - 0.5], [-0.5, h - 0.5]], np.float32)
+        inter, _ = cv2.intersectConvexConvex(new.astype(np.float32), frame)
+        if inter < 0.5 * abs(_poly_area(new)):
+            return []  # mostly out of view: too little seen to place it
+        score = float(np.clip(np.mean(sup), 0, 1) * math.exp(-max(resid - 0.3, 0) / 1.5))
+        if score < s.min_score:
+            return []
+        order = _order_index(new)
+        corners_mm = self.table.to_mm(new)
+        return [
+            CardCandidate(
+                corners_px=new[order],
+                sigma_px=sig[order],
+                score=score,
+                fit=fit,
+                corners_mm=corners_mm[order],
+                sigma_mm=np.asarray(self.table.sigma_mm(new, sig))[order],
+            )
+        ]
+
+    def _px_at_mm(self, p: np.ndarray, d: np.ndarray, dist_mm: float, p_mm: np.ndarray) -> float | None:
+        """How far (px) along the image line p + t d lies the point dist_mm from p on the table."""
+        t = dist_mm / float(self.table.mm_per_px(p)[0])
+        for _ in range(6):
+            pair = self.table.to_mm(np.array([p + t * d, p + (t + 1.0) * d]))
+            f0 = float(np.linalg.norm(pair[0] - p_mm)) - dist_mm
+            f1 = float(np.linalg.norm(pair[1] - p_mm)) - dist_mm
+            if f1 - f0 <= 1e-9:
+                return None
+            step = f0 / (f1 - f0)
+            t -= step
+            if abs(step) < 1e-3:
+                break
+        return t
+
     def _from_sides(
         self, image: np.ndarray, cnt: np.ndarray, scale: float, known: list[CardCandidate]
     ) -> list[CardCandidate]:
@@ -611,6 +779,21 @@ class CardDetector:
             done.append(q)
             res.extend(self._refine(image, q, reach=0.06 * np.linalg.norm(b[1] - b[0]) / k + 4))
         return res
+
+
+def _seen_support(fit: QuadFit, shape: tuple[int, ...]) -> list[float]:
+    """Each side's support counted over the part of it inside the frame (a card running off the
+    frame shows no edge beyond it). A side mostly out of view is judged as it is."""
+    h, w = shape[:2]
+    c = fit.corners
+    t = np.linspace(0.12, 0.88, 16)[:, None]
+    out = []
+    for k, sd in enumerate(fit.sides):
+        p = c[k] + t * (c[(k + 1) % 4] - c[k])
+        inside = float(np.mean((p[:, 0] > 2) & (p[:, 0] < w - 3) & (p[:, 1] > 2) & (p[:, 1] < h - 3)))
+        # Mostly out of view: the few samples inside cannot vouch for it, judge it as it is.
+        out.append(sd.support if inside < 0.4 else min(1.0, sd.support / inside))
+    return out
 
 
 def _order_index(q: np.ndarray) -> np.ndarray:
