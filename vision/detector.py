@@ -35,6 +35,7 @@ class DetectorSettings:
     size_tolerance: float = 0.06
     min_side_px: float = 16.0
     min_support: float = 0.35  # every side: fraction of its samples on the fitted line
+    min_support_sized: float = 0.2  # the same for a fit whose size in mm is the card's (calibrated)
     mean_support: float = 0.6
     max_residual_px: float = 1.6  # RMS distance of edge points from their line (straightness)
     min_score: float = 0.25  # support x straightness below which a fit is too sloppy to report
@@ -271,9 +272,10 @@ class CardDetector:
 
     def _full_size(self, c: CardCandidate) -> bool:
         """Both sides of a calibrated fit within 2 % of the card's."""
-        if c.corners_mm is None:
-            return False
-        ms, ml = _side_lengths(c.corners_mm)
+        return c.corners_mm is not None and self._full_size_mm(c.corners_mm)
+
+    def _full_size_mm(self, corners_mm: np.ndarray) -> bool:
+        ms, ml = _side_lengths(corners_mm)
         cs, cl = sorted(self.settings.card_size_mm)
         return abs(ms / cs - 1) < 0.02 and abs(ml / cl - 1) < 0.02
 
@@ -295,7 +297,12 @@ class CardDetector:
         if not _convex(c):
             return []
         support = _seen_support(fit, image.shape)
-        if min(support) < s.min_support or np.mean(support) < s.mean_support:
+        # A faint side (a white card's edge on a white table) is accepted only when the card's
+        # size in mm, measured between it and its opposite side, vouches for it.
+        weak = min(support) < s.min_support
+        if (weak and (self.table is None or min(support) < s.min_support_sized)) or np.mean(
+            support
+        ) < s.mean_support:
             return []
         short, long = _side_lengths(c)
         if short < s.min_side_px:
@@ -307,6 +314,8 @@ class CardDetector:
         margins: list[float] = []
         if self.table is not None:
             corners_mm = self.table.to_mm(c)
+            if weak and not self._full_size_mm(corners_mm):
+                return []
             ms, ml = _side_lengths(corners_mm)
             cs, cl = sorted(s.card_size_mm)
             ok = abs(ms / cs - 1) <= s.size_tolerance and abs(ml / cl - 1) <= s.size_tolerance
