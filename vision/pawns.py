@@ -42,6 +42,8 @@ MAX_HOLES = 0.15  # a ring (printed target, coin) encloses a hole; a pawn is sol
 MAX_ASPECT = 6.0  # longest / shortest side of a blob's rotated box
 MIN_SOLIDITY = 0.6  # blob area / its convex hull's
 TABLE_TOL = 60.0  # BGR distance from the table's colour of what surrounds a pawn on the table
+UNEXP = float(__import__("os").environ.get("UNEXP", 0.0))
+CNT = float(__import__("os").environ.get("CNT", 0.6))
 ART_TOL = 60.0  # BGR distance under which the enrolled art explains a pixel
 
 
@@ -167,6 +169,29 @@ def find_pawns(
             continue
         x, y, w, h = cv2.boundingRect(c)
         boxes.append([x - 1, y - 1, x + w + 1, y + h + 1])
+    # The light on each card with known art, and what of its colour the art explains, on the
+    # shrunk frame: a colour the art explains wholly there is print, not looked at again.
+    gains: list[np.ndarray | None] = [None] * len(cards)
+    unexplained = cls.copy()
+    for i in range(len(cards)):
+        art = arts[i] if arts is not None and i < len(arts) else None
+        box = None if art is None else _box(np.asarray(art[0], np.float32) / f, sw, sh)
+        if box is None:
+            continue
+        x0, y0, x1, y1 = box
+        here = cls[y0:y1, x0:x1]
+        if not cv2.countNonZero(here):
+            continue
+        corners = np.asarray(art[0], np.float32) / f - np.array([x0, y0], np.float32)
+        warped, inside = _warp_art(art[1], corners, (x1 - x0, y1 - y0))
+        core = cv2.erode(inside, _OPEN)
+        if not cv2.countNonZero(core):
+            continue
+        r = small[y0:y1, x0:x1]
+        gains[i] = (np.array(cv2.mean(r, core)[:3]) + 1) / (np.array(cv2.mean(warped, core)[:3]) + 1)
+        ok = cv2.bitwise_and(_art_match(r, warped, gains[i], erode=False), inside)
+        part = unexplained[y0:y1, x0:x1]
+        part[ok > 0] = 0
     frame = _Frame(
         image,
         small,
@@ -175,7 +200,7 @@ def find_pawns(
         cards,
         _card_boxes(cards),
         arts,
-        [None] * len(cards),
+        gains,
         names,
         hue_table,
         table_colours,
@@ -190,7 +215,8 @@ def find_pawns(
         # not looked for at full resolution.
         x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, sw), min(y1, sh)
         counts = cv2.calcHist([cls[y0:y1, x0:x1]], [0], None, [n_cls], [0, n_cls]).ravel() * (f * f)
-        present = [k for k in range(1, n_cls) if counts[k] >= 0.2 * min_area]
+        left = cv2.calcHist([unexplained[y0:y1, x0:x1]], [0], None, [n_cls], [0, n_cls]).ravel() * (f * f)
+        present = [k for k in range(1, n_cls) if counts[k] >= CNT * min_area and left[k] >= UNEXP * min_area]
         if present:
             box = (x0 * f, y0 * f, min(x1 * f, full_w), min(y1 * f, full_h))
             found += _blobs_in(frame, box, present)
@@ -237,7 +263,7 @@ class _Frame:
     cards: list[np.ndarray]
     card_boxes: np.ndarray  # (n, 4) x0 y0 x1 y1 of each card, full resolution, inclusive
     arts: Sequence[CardArt | None] | None
-    gains: list[np.ndarray | None]  # per card, measured when first needed
+    gains: list[np.ndarray | None]  # per card: frame / art, per channel (the light on it)
     names: list[str]
     hue_table: np.ndarray
     table_colours: set[int]
@@ -247,25 +273,6 @@ class _Frame:
 
     def art(self, i: int) -> CardArt | None:
         return self.arts[i] if self.arts is not None and i < len(self.arts) else None
-
-    def gain(self, i: int) -> np.ndarray | None:
-        """Per-channel gain (frame / art) of the light on card i, over the whole card on the
-        shrunk frame (a pawn on it must not bias it)."""
-        if self.gains[i] is None:
-            art = self.art(i)
-            corners = np.asarray(art[0], np.float32) / self.f
-            box = _box(corners, self.small.shape[1], self.small.shape[0])
-            if box is None:
-                return None
-            x0, y0, x1, y1 = box
-            warped, inside = _warp_art(art[1], corners - np.array([x0, y0], np.float32), (x1 - x0, y1 - y0))
-            core = cv2.erode(inside, _OPEN)
-            if not cv2.countNonZero(core):
-                return None
-            seen = np.array(cv2.mean(self.small[y0:y1, x0:x1], core)[:3])
-            printed = np.array(cv2.mean(warped, core)[:3])
-            self.gains[i] = (seen + 1) / (printed + 1)
-        return self.gains[i]
 
 
 def _merged(boxes: list[list[int]]) -> list[list[int]]:
@@ -316,7 +323,7 @@ def _blobs_in(fr: _Frame, box: tuple[int, int, int, int], present: list[int]) ->
         sub = cls[by0:by1, bx0:bx1]
         if not cv2.countNonZero(sub):
             continue
-        gain = fr.gain(i)
+        gain = fr.gains[i]
         if gain is None:
             continue
         inside = np.zeros(sub.shape, np.uint8)
@@ -473,12 +480,17 @@ def _explained(roi: np.ndarray, corners: np.ndarray, art: np.ndarray, gain: np.n
     pixels) under a per-channel `gain` for the frame's light on this card, within ART_TOL."""
     rh, rw = roi.shape[:2]
     warped, _ = _warp_art(art, corners, (rw, rh), where=False)
-    d = cv2.absdiff(
-        roi.astype(np.float32),
-        cv2.multiply(warped.astype(np.float32), tuple(float(g) for g in gain) + (0.0,)),
-    )
+    return _art_match(roi, warped, gain)
+
+
+def _art_match(seen: np.ndarray, warped: np.ndarray, gain: np.ndarray, erode: bool = True) -> np.ndarray:
+    """255 where `seen` is the `warped` art times `gain` within ART_TOL (with `erode`, also
+    where it is so one pixel away: a pixel of misalignment is not a pawn)."""
+    g = tuple(float(v) for v in gain) + (0.0,)
+    d = cv2.absdiff(seen.astype(np.float32), cv2.multiply(warped.astype(np.float32), g))
     d2 = cv2.transform(cv2.multiply(d, d), _SUM_BGR)
-    d2 = cv2.erode(d2, _OPEN)  # a pixel of misalignment is not a pawn
+    if erode:
+        d2 = cv2.erode(d2, _OPEN)
     return cv2.compare(d2, ART_TOL * ART_TOL, cv2.CMP_LT)
 
 
@@ -537,14 +549,16 @@ def _contrast(
     sh, sw = m.shape
     y0, y1 = max(y - h // 2 - 1, 0), min(y + h + h // 2 + 1, sh)
     x0, x1 = max(x - w // 2 - 1, 0), min(x + w + w // 2 + 1, sw)
-    ring = m[y0:y1, x0:x1] == 0
-    ring[y - y0 : y - y0 + h, x - x0 : x - x0 + w] &= ~own
+    ring = cv2.compare(m[y0:y1, x0:x1], 0, cv2.CMP_EQ)
     patch = roi[y0:y1, x0:x1]
-    if not ring.any():
-        return np.inf, patch.reshape(-1, 3).mean(axis=0)
-    lab = cv2.cvtColor(patch, cv2.COLOR_BGR2Lab).astype(np.float32)
-    inside = lab[y - y0 : y - y0 + h, x - x0 : x - x0 + w][own].mean(axis=0)
-    return float(np.linalg.norm(inside - lab[ring].mean(axis=0))), patch[ring].astype(np.float32).mean(axis=0)
+    if not cv2.countNonZero(ring):
+        return np.inf, np.array(cv2.mean(patch)[:3])
+    blob = np.zeros(ring.shape, np.uint8)
+    blob[y - y0 : y - y0 + h, x - x0 : x - x0 + w][own] = 255
+    lab = cv2.cvtColor(patch, cv2.COLOR_BGR2Lab)
+    inside = np.array(cv2.mean(lab, blob)[:3])
+    around = np.array(cv2.mean(lab, ring)[:3])
+    return float(np.linalg.norm(inside - around)), np.array(cv2.mean(patch, ring)[:3], np.float32)
 
 
 def _foot(pts: np.ndarray, nadir_px: tuple[float, float] | None) -> tuple[float, float]:
