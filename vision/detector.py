@@ -35,7 +35,9 @@ class DetectorSettings:
     size_tolerance: float = 0.06
     min_side_px: float = 16.0
     min_support: float = 0.35  # every side: fraction of its samples on the fitted line
-    min_support_sized: float = 0.2  # the same for a fit whose size in mm is the card's (calibrated)
+    # The same for a fit whose size in mm is the card's (calibrated): the size vouches for faint sides.
+    min_support_sized: float = 0.2
+    mean_support_sized: float = 0.4
     mean_support: float = 0.6
     max_residual_px: float = 1.6  # RMS distance of edge points from their line (straightness)
     min_score: float = 0.25  # support x straightness below which a fit is too sloppy to report
@@ -299,10 +301,12 @@ class CardDetector:
         support = _seen_support(fit, image.shape)
         # A faint side (a white card's edge on a white table) is accepted only when the card's
         # size in mm, measured between it and its opposite side, vouches for it.
-        weak = min(support) < s.min_support
-        if (weak and (self.table is None or min(support) < s.min_support_sized)) or np.mean(
-            support
-        ) < s.mean_support:
+        weak = min(support) < s.min_support or np.mean(support) < s.mean_support
+        if weak and (
+            self.table is None
+            or min(support) < s.min_support_sized
+            or np.mean(support) < s.mean_support_sized
+        ):
             return []
         short, long = _side_lengths(c)
         if short < s.min_side_px:
