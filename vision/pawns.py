@@ -43,11 +43,16 @@ MAX_ASPECT = 6.0  # longest / shortest side of a blob's rotated box
 MIN_SOLIDITY = 0.6  # blob area / its convex hull's
 TABLE_TOL = 60.0  # BGR distance from the table's colour of what surrounds a pawn on the table
 UNEXP = float(__import__("os").environ.get("UNEXP", 0.0))
+AN = int(__import__("os").environ.get("AN", 0))
+OPEN = int(__import__("os").environ.get("OPEN", 3))
+CLOSE = int(__import__("os").environ.get("CLOSE", 5))
+PROBE_CARD_PX = float(__import__("os").environ.get("PROBE", 60))
 CNT = float(__import__("os").environ.get("CNT", 0.6))
 ART_TOL = 60.0  # BGR distance under which the enrolled art explains a pixel
 
 
 _SHRUNK_ART: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}  # (art, shrunk)
+_ART_MEANS: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # id -> (art, mean BGR)
 _HUE_TABLES: dict[tuple, tuple[list[str], np.ndarray]] = {}
 
 
@@ -114,6 +119,8 @@ CardArt = tuple[np.ndarray, np.ndarray]
 
 _OPEN = np.ones((3, 3), np.uint8)
 _CLOSE = np.ones((5, 5), np.uint8)
+_POPEN = np.ones((OPEN, OPEN), np.uint8) if OPEN != 2 else cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
+_PCLOSE = np.ones((CLOSE, CLOSE), np.uint8)
 _SUM_BGR = np.ones((1, 3), np.float32)
 
 
@@ -143,7 +150,8 @@ def find_pawns(
     else:
         card_area = full_h * full_w / 150.0
     # Where colour is, on a shrunk copy: one pass over the frame, the rest only there.
-    small, f = _shrink(image, card_area)
+    levels = _shrink(image, card_area)
+    small, f = levels[-1], 2 ** (len(levels) - 1)
     sh, sw = small.shape[:2]
     cls = _classes(small, hue_table)
     on_cards = np.zeros((sh, sw), np.uint8)
@@ -169,30 +177,12 @@ def find_pawns(
             continue
         x, y, w, h = cv2.boundingRect(c)
         boxes.append([x - 1, y - 1, x + w + 1, y + h + 1])
-    # The light on each card with known art, and what of its colour the art explains, on the
-    # shrunk frame: a colour the art explains wholly there is print, not looked at again.
-    gains: list[np.ndarray | None] = [None] * len(cards)
-    unexplained = cls.copy()
-    for i in range(len(cards)):
-        art = arts[i] if arts is not None and i < len(arts) else None
-        box = None if art is None else _box(np.asarray(art[0], np.float32) / f, sw, sh)
-        if box is None:
-            continue
-        x0, y0, x1, y1 = box
-        here = cls[y0:y1, x0:x1]
-        if not cv2.countNonZero(here):
-            continue
-        corners = np.asarray(art[0], np.float32) / f - np.array([x0, y0], np.float32)
-        warped, inside = _warp_art(art[1], corners, (x1 - x0, y1 - y0))
-        core = cv2.erode(inside, _OPEN)
-        if not cv2.countNonZero(core):
-            continue
-        r = small[y0:y1, x0:x1]
-        gains[i] = (np.array(cv2.mean(r, core)[:3]) + 1) / (np.array(cv2.mean(warped, core)[:3]) + 1)
-        ok = cv2.bitwise_and(_art_match(r, warped, gains[i], erode=False), inside)
-        part = unexplained[y0:y1, x0:x1]
-        part[ok > 0] = 0
-    frame = _Frame(
+    # The light on each card with known art (over the whole card: a pawn on it must not bias it).
+    gains = [
+        _gain(small, cards[i], f, art[1]) if (art := _art_of(arts, i)) is not None else None
+        for i in range(len(cards))
+    ]
+    full = _Frame(
         image,
         small,
         f,
@@ -208,18 +198,24 @@ def find_pawns(
         max_area,
         nadir_px,
     )
-    found: list[_Blob] = []
+    # Blobs are looked for on a copy where a card is still ~PROBE_CARD_PX across; each colour's
+    # likeliest is then looked at again at full resolution (thin figures, letters in print).
+    lv = len(levels) - 1
+    while lv > 0 and np.sqrt(card_area) / 2**lv < PROBE_CARD_PX:
+        lv -= 1
+    probe = full if lv == 0 else full.scaled(levels[lv], 2**lv)
+    g = 2**lv
+    ph, pw = levels[lv].shape[:2]
     n_cls = len(names) + 1
+    found: list[_Blob] = []
     for x0, y0, x1, y1 in _merged(boxes):
-        # Colours with too few pixels here for a pawn (leniently: shrinking blurs edges) are
-        # not looked for at full resolution.
+        # Colours with too few pixels here for a pawn (leniently: shrinking blurs edges): none.
         x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, sw), min(y1, sh)
         counts = cv2.calcHist([cls[y0:y1, x0:x1]], [0], None, [n_cls], [0, n_cls]).ravel() * (f * f)
-        left = cv2.calcHist([unexplained[y0:y1, x0:x1]], [0], None, [n_cls], [0, n_cls]).ravel() * (f * f)
-        present = [k for k in range(1, n_cls) if counts[k] >= CNT * min_area and left[k] >= UNEXP * min_area]
+        present = [k for k in range(1, n_cls) if counts[k] >= CNT * min_area]
         if present:
-            box = (x0 * f, y0 * f, min(x1 * f, full_w), min(y1 * f, full_h))
-            found += _blobs_in(frame, box, present)
+            box = (x0 * f // g, y0 * f // g, min(x1 * f // g, pw), min(y1 * f // g, ph))
+            found += [b.scaled(g) for b in _blobs_in(probe, box, present)]
     hues = colors.hues()
     # One pawn seen as two colours (the shaded side of a yellow disc reads orange): the bigger wins.
     found.sort(key=lambda b: -b.area)
@@ -227,13 +223,65 @@ def find_pawns(
     for b in found:
         if all(_apart(b, o, hues) for o in kept):
             kept.append(b)
-    # One sighting per colour: the likeliest.
-    best: dict[str, _Blob] = {}
-    for b in kept:
-        cur = best.get(b.color)
-        if cur is None or b.rank > cur.rank:
-            best[b.color] = b
-    return [PawnSighting(name, best[name].foot, best[name].area, best[name].card) for name in sorted(best)]
+    # One sighting per colour: the likeliest that full resolution confirms.
+    out = []
+    for name in sorted({b.color for b in kept}):
+        for b in sorted((b for b in kept if b.color == name), key=lambda b: b.rank, reverse=True):
+            sure = b if lv == 0 else _confirmed(full, b)
+            if sure is not None:
+                out.append(PawnSighting(name, sure.foot, sure.area, sure.card))
+                break
+    return out
+
+
+def _confirmed(fr: _Frame, b: _Blob) -> _Blob | None:
+    """Blob `b` (found on a shrunk copy) looked at again at full resolution: its blob there (the
+    one standing nearest), None if it is not a pawn there."""
+    h, w = fr.image.shape[:2]
+    x0, y0, x1, y1 = b.box
+    bw, bh = x1 - x0, y1 - y0
+    box = (max(x0 - bw, 0), max(y0 - bh, 0), min(x1 + bw, w), min(y1 + bh, h))
+    near = [
+        c
+        for c in _blobs_in(fr, box, [b.k])
+        if np.hypot(c.foot[0] - b.foot[0], c.foot[1] - b.foot[1]) <= max(bw, bh)
+    ]
+    return min(near, key=lambda c: np.hypot(c.foot[0] - b.foot[0], c.foot[1] - b.foot[1]), default=None)
+
+
+def _art_of(arts: Sequence[CardArt | None] | None, i: int) -> CardArt | None:
+    return arts[i] if arts is not None and i < len(arts) else None
+
+
+def _gain(small: np.ndarray, card: np.ndarray, f: int, art: np.ndarray) -> np.ndarray | None:
+    """Per-channel gain (frame / art) of the light on a card: its mean colour on the shrunk
+    frame against its art's, both a little inside the edge."""
+    sh, sw = small.shape[:2]
+    q = np.asarray(card, np.float32) / f
+    box = _box(q, sw, sh)
+    if box is None:
+        return None
+    x0, y0, x1, y1 = box
+    inside = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillPoly(inside, [np.round((q - (x0, y0)) * 16).astype(np.int32)], 255, shift=4)
+    inside = cv2.erode(inside, _OPEN)
+    if not cv2.countNonZero(inside):
+        return None
+    seen = np.array(cv2.mean(small[y0:y1, x0:x1], inside)[:3])
+    return (seen + 1) / (_art_mean(art) + 1)
+
+
+def _art_mean(art: np.ndarray) -> np.ndarray:
+    """Mean colour of an art image, 3 % in from its edges (cached)."""
+    cached = _ART_MEANS.get(id(art))
+    if cached is None or cached[0] is not art:
+        if len(_ART_MEANS) > 256:
+            _ART_MEANS.clear()
+        h, w = art.shape[:2]
+        my, mx = int(0.03 * h), int(0.03 * w)
+        cached = (art, np.array(cv2.mean(art[my : h - my, mx : w - mx])[:3]))
+        _ART_MEANS[id(art)] = cached
+    return cached[1]
 
 
 def _classes(image: np.ndarray, hue_table: np.ndarray) -> np.ndarray:
@@ -270,9 +318,73 @@ class _Frame:
     min_area: float
     max_area: float
     nadir_px: tuple[float, float] | None
+    probe: bool = False  # a shrunk copy (a pixel of misalignment is averaged away there)
+    explained: np.ndarray | None = None  # 255 where the known art explains the colour
+    _explained_cards: dict[int, bool] = field(default_factory=dict)
+    _on_card: np.ndarray | None = None
 
     def art(self, i: int) -> CardArt | None:
-        return self.arts[i] if self.arts is not None and i < len(self.arts) else None
+        return _art_of(self.arts, i)
+
+    def on_card(self) -> np.ndarray:
+        """255 on the cards."""
+        if self._on_card is None:
+            self._on_card = np.zeros(self.image.shape[:2], np.uint8)
+            for c in self.cards:
+                cv2.fillPoly(self._on_card, [np.round(c * 16).astype(np.int32)], 255, shift=4)
+        return self._on_card
+
+    def explain(self, i: int, box: tuple[int, int, int, int]) -> bool:
+        """Marks in `explained` the pixels of card i that its known art explains - on a shrunk
+        copy the whole card, once; else only within `box`. Whether it could."""
+        done = self._explained_cards.get(i)
+        if done is not None:
+            return done
+        art, gain = self.art(i), self.gains[i]
+        h, w = self.image.shape[:2]
+        x0, y0, x1, y1 = (int(v) for v in self.card_boxes[i])
+        x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1 + 1, w), min(y1 + 1, h)
+        if not self.probe:
+            x0, y0, x1, y1 = max(x0, box[0]), max(y0, box[1]), min(x1, box[2]), min(y1, box[3])
+        ok = art is not None and gain is not None and x1 > x0 and y1 > y0
+        if ok:
+            inside = np.zeros((y1 - y0, x1 - x0), np.uint8)
+            q = self.cards[i] - np.array([x0, y0], np.float32)
+            cv2.fillPoly(inside, [np.round(q * 16).astype(np.int32)], 255, shift=4)
+            corners = np.asarray(art[0], np.float32) - (x0, y0)
+            match = _explained(self.image[y0:y1, x0:x1], corners, art[1], gain, erode=not self.probe)
+            if self.explained is None:
+                self.explained = np.zeros((h, w), np.uint8)
+            part = self.explained[y0:y1, x0:x1]
+            cv2.bitwise_or(part, cv2.bitwise_and(match, inside), dst=part)
+        if self.probe:
+            self._explained_cards[i] = ok
+        return ok
+
+    def scaled(self, image: np.ndarray, g: int) -> _Frame:
+        """This frame as seen on `image`, the frame shrunk `g` times."""
+        cards = [c / g for c in self.cards]
+        arts = None
+        if self.arts is not None:
+            arts = [None if a is None else (np.asarray(a[0], np.float32) / g, a[1]) for a in self.arts]
+        nadir = None if self.nadir_px is None else (self.nadir_px[0] / g, self.nadir_px[1] / g)
+        return _Frame(
+            image,
+            self.small,
+            self.f // g,
+            self.off,
+            cards,
+            _card_boxes(cards),
+            arts,
+            self.gains,
+            self.names,
+            self.hue_table,
+            self.table_colours,
+            self.min_area / g / g,
+            self.max_area / g / g,
+            nadir,
+            probe=True,
+        )
 
 
 def _merged(boxes: list[list[int]]) -> list[list[int]]:
@@ -295,8 +407,9 @@ def _merged(boxes: list[list[int]]) -> list[list[int]]:
 
 
 def _blobs_in(fr: _Frame, box: tuple[int, int, int, int], present: list[int]) -> list[_Blob]:
-    """Pawn-like blobs of the colours `present` in the full-resolution region `box`."""
-    image, cards, names, min_area = fr.image, fr.cards, fr.names, fr.min_area
+    """Pawn-like blobs of the colours `present` in the region `box` of `fr.image`. On a shrunk
+    copy (`fr.probe`), where thin figures and letters blur, shapes are not judged."""
+    image, names, min_area, probe = fr.image, fr.names, fr.min_area, fr.probe
     x0, y0, x1, y1 = box
     roi = image[y0:y1, x0:x1]
     rh, rw = roi.shape[:2]
@@ -307,49 +420,33 @@ def _blobs_in(fr: _Frame, box: tuple[int, int, int, int], present: list[int]) ->
     present = [k for k in present if counts[k] >= 0.3 * min_area]
     if not present:
         return []
-    # Which pixels lie on a card (for the table's own colours) and which the known art explains.
-    on_card = np.zeros((rh, rw), np.uint8)
+    # Which pixels the known art explains (cards with colour here).
     explained = None
     cb = fr.card_boxes
     hit = np.flatnonzero((cb[:, 0] < x1) & (cb[:, 2] >= x0) & (cb[:, 1] < y1) & (cb[:, 3] >= y0))
     for i in hit.tolist():
-        q = cards[i] - np.array([x0, y0], np.float32)
-        cv2.fillPoly(on_card, [np.round(q * 16).astype(np.int32)], 255, shift=4)
-        art = fr.art(i)
-        if art is None:
+        if fr.art(i) is None:
             continue
         bx0, by0 = max(int(cb[i, 0]) - x0, 0), max(int(cb[i, 1]) - y0, 0)
         bx1, by1 = min(int(cb[i, 2]) + 1 - x0, rw), min(int(cb[i, 3]) + 1 - y0, rh)
-        sub = cls[by0:by1, bx0:bx1]
-        if not cv2.countNonZero(sub):
-            continue
-        gain = fr.gains[i]
-        if gain is None:
-            continue
-        inside = np.zeros(sub.shape, np.uint8)
-        cv2.fillPoly(inside, [np.round((q - (bx0, by0)) * 16).astype(np.int32)], 255, shift=4)
-        ok = _explained(
-            roi[by0:by1, bx0:bx1], np.asarray(art[0], np.float32) - (x0 + bx0, y0 + by0), art[1], gain
-        )
-        if explained is None:
-            explained = np.zeros((rh, rw), np.uint8)
-        part = explained[by0:by1, bx0:bx1]
-        cv2.bitwise_or(part, cv2.bitwise_and(ok, inside), dst=part)
+        if cv2.countNonZero(cls[by0:by1, bx0:bx1]) and fr.explain(i, box):
+            explained = fr.explained[y0:y1, x0:x1]
     if fr.table_colours:
-        cls = _drop_off_cards(cls, on_card, fr.table_colours)
+        cls = _drop_off_cards(cls, fr.on_card()[y0:y1, x0:x1], fr.table_colours)
     # A pawn on print of its own colour (a yellow disc on a yellow target) is still what the art
     # does not explain around it: the blob is kept where it is near that unexplained core.
     reach = max(3, int(round(0.04 * np.sqrt(min_area / MIN_AREA))))
     near = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
     unexplained = None if explained is None else cv2.bitwise_not(explained)
     out = []
+    k_open, k_close = (_POPEN, _PCLOSE) if probe else (_OPEN, _CLOSE)
     for k in present:
         m = cv2.compare(cls, k, cv2.CMP_EQ)
-        m = cv2.morphologyEx(m, cv2.MORPH_OPEN, _OPEN)
-        m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, _CLOSE)
+        m = cv2.morphologyEx(m, cv2.MORPH_OPEN, k_open)
+        m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, k_close)
         core = m
         if unexplained is not None:
-            core = cv2.morphologyEx(cv2.bitwise_and(m, unexplained), cv2.MORPH_OPEN, _OPEN)
+            core = cv2.morphologyEx(cv2.bitwise_and(m, unexplained), cv2.MORPH_OPEN, k_open)
             m = cv2.bitwise_and(m, cv2.dilate(core, near))
         n, labels, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(m, 8, cv2.CV_32S, cv2.CCL_GRANA)
         for j in range(1, n):
@@ -360,11 +457,11 @@ def _blobs_in(fr: _Frame, box: tuple[int, int, int, int], present: list[int]) ->
             core_area = int(np.count_nonzero(core[y : y + h, x : x + w][own]))
             if core_area < max(0.25 * area, 0.5 * min_area):
                 continue  # printed: the art explains nearly all of it
-            out += _blob(fr, roi, box, m, own, k, x, y, w, h, area)
+            out += _blob(fr, roi, box, m, own, k, x, y, w, h, area, probe)
     return out
 
 
-def _blob(fr: _Frame, roi, box, m, own, k, x, y, w, h, area) -> list[_Blob]:
+def _blob(fr: _Frame, roi, box, m, own, k, x, y, w, h, area, probe) -> list[_Blob]:
     """[the blob as a pawn sighting] if it can be a pawn, else []."""
     x0, y0 = box[0], box[1]
     cards, image = fr.cards, fr.image
@@ -380,7 +477,9 @@ def _blob(fr: _Frame, roi, box, m, own, k, x, y, w, h, area) -> list[_Blob]:
     if at_edge and not known:
         return []  # cut by the frame's edge: where it stands is not seen (or it is print)
     # On known art everything else is explained: a figure seen edge-on (thin) still counts.
-    info = _judge(roi, m, own, x, y, w, h, area, fr.min_area, fr.max_area, lenient=known)
+    info = _judge(
+        roi, m, own, x, y, w, h, area, fr.min_area, fr.max_area, lenient=known or probe, probe=probe
+    )
     if info is None:
         return []
     solidity, ring_bgr = info
@@ -389,7 +488,8 @@ def _blob(fr: _Frame, roi, box, m, own, k, x, y, w, h, area) -> list[_Blob]:
     # How much to trust it: on a card whose art is known (everything else there is explained)
     # most, then on the bare table, least on unknown art.
     tier = 2 if known else (1 if on is None else 0)
-    return [_Blob(fr.names[k - 1], int(k), foot, float(area), on, tier, solidity)]
+    bx, by = x + x0, y + y0
+    return [_Blob(fr.names[k - 1], int(k), foot, float(area), on, tier, solidity, (bx, by, bx + w, by + h))]
 
 
 @dataclass
@@ -401,6 +501,16 @@ class _Blob:
     card: int | None
     tier: int
     solidity: float
+    box: tuple[int, int, int, int]  # x0 y0 x1 y1 of its pixels
+
+    def scaled(self, g: int) -> _Blob:
+        """This blob, found on a copy shrunk `g` times, in full-resolution pixels."""
+        if g == 1:
+            return self
+        c = (g - 1) / 2  # a shrunk pixel's centre
+        foot = (self.foot[0] * g + c, self.foot[1] * g + c)
+        box = (self.box[0] * g, self.box[1] * g, self.box[2] * g, self.box[3] * g)
+        return _Blob(self.color, self.k, foot, self.area * g * g, self.card, self.tier, self.solidity, box)
 
     @property
     def rank(self) -> tuple[int, float]:
@@ -419,16 +529,18 @@ def _apart(a: _Blob, b: _Blob, hues: dict[str, float]) -> bool:
     return not (neighbours and d <= 1.6 * big and min(a.area, b.area) < 0.5 * max(a.area, b.area))
 
 
-def _shrink(image: np.ndarray, card_area: float) -> tuple[np.ndarray, int]:
-    """The image halved (area averaging, fast at factor 2) until a card is ~SEARCH_CARD_PX across."""
-    f = 1
-    img = image
+def _shrink(image: np.ndarray, card_area: float) -> list[np.ndarray]:
+    """The image, then halved (area averaging, fast at factor 2) until a card is ~SEARCH_CARD_PX
+    across: level i is shrunk 2**i times."""
+    levels = [image]
     side = np.sqrt(max(card_area, 1.0))
-    while side / (2 * f) >= SEARCH_CARD_PX and min(img.shape[:2]) >= 64:
+    while side / 2 ** len(levels) >= SEARCH_CARD_PX and min(levels[-1].shape[:2]) >= 64:
+        img = levels[-1]
         h, w = img.shape[:2]
-        img = cv2.resize(img[: h - h % 2, : w - w % 2], (w // 2, h // 2), interpolation=cv2.INTER_AREA)
-        f *= 2
-    return img, f
+        levels.append(
+            cv2.resize(img[: h - h % 2, : w - w % 2], (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+        )
+    return levels
 
 
 def _card_boxes(cards: list[np.ndarray]) -> np.ndarray:
@@ -475,12 +587,14 @@ def _warp_art(
     return warped, inside
 
 
-def _explained(roi: np.ndarray, corners: np.ndarray, art: np.ndarray, gain: np.ndarray) -> np.ndarray:
+def _explained(
+    roi: np.ndarray, corners: np.ndarray, art: np.ndarray, gain: np.ndarray, erode: bool = True
+) -> np.ndarray:
     """255 where the colour of `roi` is the enrolled `art`'s (warped onto `corners`, upright, ROI
     pixels) under a per-channel `gain` for the frame's light on this card, within ART_TOL."""
     rh, rw = roi.shape[:2]
     warped, _ = _warp_art(art, corners, (rw, rh), where=False)
-    return _art_match(roi, warped, gain)
+    return _art_match(roi, warped, gain, erode=erode)
 
 
 def _art_match(seen: np.ndarray, warped: np.ndarray, gain: np.ndarray, erode: bool = True) -> np.ndarray:
@@ -495,22 +609,24 @@ def _art_match(seen: np.ndarray, warped: np.ndarray, gain: np.ndarray, erode: bo
 
 
 def _judge(
-    roi, m, own, x, y, w, h, area, min_area, max_area, lenient=False
+    roi, m, own, x, y, w, h, area, min_area, max_area, lenient=False, probe=False
 ) -> tuple[float, np.ndarray] | None:
-    """(solidity, mean colour of its surroundings) of a blob if it can be a pawn, else None."""
+    """(solidity, mean colour of its surroundings) of a blob if it can be a pawn, else None. A
+    `probe` judges no shapes."""
     if not ((0.5 if lenient else 1.0) * min_area <= area <= max_area):
         return None
     contours, _ = cv2.findContours(own.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     c = max(contours, key=cv2.contourArea)
-    (_, _), (rw, rh), _ = cv2.minAreaRect(c)
-    if max(rw, rh) > (2 if lenient else 1) * MAX_ASPECT * max(min(rw, rh), 1.0):
-        return None  # a thin strip (a card's printed frame), not a standing figure
     hull = cv2.contourArea(cv2.convexHull(c)) + 0.5 * cv2.arcLength(c, True) + 1.0
     solidity = min(area / hull, 1.0)
-    if solidity < (0.6 if lenient else 1.0) * MIN_SOLIDITY:
-        return None  # an L or a letter, not a figure
-    if _hole_fraction(own) > MAX_HOLES:
-        return None
+    if not probe:
+        (_, _), (rw, rh), _ = cv2.minAreaRect(c)
+        if max(rw, rh) > (2 if lenient else 1) * MAX_ASPECT * max(min(rw, rh), 1.0):
+            return None  # a thin strip (a card's printed frame), not a standing figure
+        if solidity < (0.6 if lenient else 1.0) * MIN_SOLIDITY:
+            return None  # an L or a letter, not a figure
+        if _hole_fraction(own) > MAX_HOLES:
+            return None
     contrast, ring_bgr = _contrast(roi, m, own, x, y, w, h)
     if contrast < MIN_CONTRAST:
         return None  # a patch of grain or print, not something standing out
