@@ -123,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     print(f"    of which vision+tracker     median {statistics.median(vision_s) * 1e3:8.1f} ms")
     reads = watcher.reader
-    print(f"    vision read whole {reads.full_reads}x, regions {reads.region_reads}x")
+    print(f"    vision read {reads.reads} of the {reads.frames} frames (the others showed no change at rest)")
     print(f"  whole chain                   {chain_fps:8.2f} frames/s")
     print(
         f"  baseline: detector alone on a whole frame  median {base_med * 1e3:8.1f} ms  ({1 / base_med:.2f} frames/s)"

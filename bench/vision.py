@@ -290,8 +290,7 @@ def stream_bench(res: str, seed: int, hold: int) -> None:
     )
     mi, mw = float(np.mean(t_inc)), float(np.mean(t_whole))
     print(
-        f"\nstream {res} at 30 frames/s: {len(frames)} frames (seed {seed}), {inc.full_reads} whole read(s),"
-        f" {inc.region_reads} region reads"
+        f"\nstream {res} at 30 frames/s: {len(frames)} frames (seed {seed}), read whole on {inc.reads} of them"
     )
     print(
         f"  incremental reader + tracker: median {np.median(t_inc) * 1e3:6.1f} ms  p95 {np.percentile(t_inc, 95) * 1e3:6.1f}"

@@ -13,8 +13,6 @@ from vision.observation import CardSeen, FrameReading, PawnSeen
 from vision.pawns import PawnColors, camera_nadir_px, find_pawns
 from vision.table import TableMap
 
-WHOLE_FRAME = object()  # read_checked's image is a whole frame, not a crop of one
-
 
 class FrameReader:
     """Reads frames: `read(image) -> FrameReading`. Holds the detector, face library and pawn colours."""
@@ -48,12 +46,10 @@ class FrameReader:
             self._nadir[key] = camera_nadir_px(self.table.to_mm, width, height)
         return self._nadir[key]
 
-    def read_checked(self, image: np.ndarray, nadir_px: object = WHOLE_FRAME) -> FrameReading:
-        """`read` for an image known to be a usable picture. For a crop of a frame, pass the
-        frame's `nadir_px` in the crop's pixels (None: unknown)."""
+    def read_checked(self, image: np.ndarray) -> FrameReading:
+        """`read` for a frame known to be a usable picture."""
         t0 = time.perf_counter()
-        if nadir_px is WHOLE_FRAME:
-            nadir_px = self.nadir_px(image.shape[1], image.shape[0])
+        nadir_px = self.nadir_px(image.shape[1], image.shape[0])
         found = self.detector.detect(image)
         cards: list[CardSeen] = []
         arts = []
