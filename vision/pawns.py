@@ -239,12 +239,13 @@ def _confirmed(fr: _Frame, b: _Blob) -> _Blob | None:
     one standing nearest), None if it is not a pawn there."""
     h, w = fr.image.shape[:2]
     x0, y0, x1, y1 = b.box
-    bw, bh = x1 - x0, y1 - y0
+    # Room for its ring (_contrast) and for what the shrunk copy lost at its edges.
+    bw, bh = (x1 - x0) // 2 + 4, (y1 - y0) // 2 + 4
     box = (max(x0 - bw, 0), max(y0 - bh, 0), min(x1 + bw, w), min(y1 + bh, h))
     near = [
         c
         for c in _blobs_in(fr, box, [b.k])
-        if np.hypot(c.foot[0] - b.foot[0], c.foot[1] - b.foot[1]) <= max(bw, bh)
+        if np.hypot(c.foot[0] - b.foot[0], c.foot[1] - b.foot[1]) <= max(x1 - x0, y1 - y0)
     ]
     return min(near, key=lambda c: np.hypot(c.foot[0] - b.foot[0], c.foot[1] - b.foot[1]), default=None)
 
@@ -326,13 +327,19 @@ class _Frame:
     def art(self, i: int) -> CardArt | None:
         return _art_of(self.arts, i)
 
-    def on_card(self) -> np.ndarray:
-        """255 on the cards."""
+    def on_card(self, box: tuple[int, int, int, int]) -> np.ndarray:
+        """255 on the cards, within `box` (on a shrunk copy drawn for the whole frame, once)."""
+        x0, y0, x1, y1 = box
+        if not self.probe:
+            out = np.zeros((y1 - y0, x1 - x0), np.uint8)
+            for c in self.cards:
+                cv2.fillPoly(out, [np.round((c - (x0, y0)) * 16).astype(np.int32)], 255, shift=4)
+            return out
         if self._on_card is None:
             self._on_card = np.zeros(self.image.shape[:2], np.uint8)
             for c in self.cards:
                 cv2.fillPoly(self._on_card, [np.round(c * 16).astype(np.int32)], 255, shift=4)
-        return self._on_card
+        return self._on_card[y0:y1, x0:x1]
 
     def explain(self, i: int, box: tuple[int, int, int, int]) -> bool:
         """Marks in `explained` the pixels of card i that its known art explains - on a shrunk
@@ -344,7 +351,7 @@ class _Frame:
         h, w = self.image.shape[:2]
         x0, y0, x1, y1 = (int(v) for v in self.card_boxes[i])
         x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1 + 1, w), min(y1 + 1, h)
-        if not self.probe:
+        if not self.probe:  # only `box`, marked in an `explained` of its size
             x0, y0, x1, y1 = max(x0, box[0]), max(y0, box[1]), min(x1, box[2]), min(y1, box[3])
         ok = art is not None and gain is not None and x1 > x0 and y1 > y0
         if ok:
@@ -353,9 +360,11 @@ class _Frame:
             cv2.fillPoly(inside, [np.round(q * 16).astype(np.int32)], 255, shift=4)
             corners = np.asarray(art[0], np.float32) - (x0, y0)
             match = _explained(self.image[y0:y1, x0:x1], corners, art[1], gain, erode=not self.probe)
+            ox, oy = (0, 0) if self.probe else box[:2]
             if self.explained is None:
-                self.explained = np.zeros((h, w), np.uint8)
-            part = self.explained[y0:y1, x0:x1]
+                size = (h, w) if self.probe else (box[3] - box[1], box[2] - box[0])
+                self.explained = np.zeros(size, np.uint8)
+            part = self.explained[y0 - oy : y1 - oy, x0 - ox : x1 - ox]
             cv2.bitwise_or(part, cv2.bitwise_and(match, inside), dst=part)
         if self.probe:
             self._explained_cards[i] = ok
@@ -422,6 +431,8 @@ def _blobs_in(fr: _Frame, box: tuple[int, int, int, int], present: list[int]) ->
         return []
     # Which pixels the known art explains (cards with colour here).
     explained = None
+    if not probe:
+        fr.explained = None  # marked afresh for this region
     cb = fr.card_boxes
     hit = np.flatnonzero((cb[:, 0] < x1) & (cb[:, 2] >= x0) & (cb[:, 1] < y1) & (cb[:, 3] >= y0))
     for i in hit.tolist():
@@ -430,9 +441,9 @@ def _blobs_in(fr: _Frame, box: tuple[int, int, int, int], present: list[int]) ->
         bx0, by0 = max(int(cb[i, 0]) - x0, 0), max(int(cb[i, 1]) - y0, 0)
         bx1, by1 = min(int(cb[i, 2]) + 1 - x0, rw), min(int(cb[i, 3]) + 1 - y0, rh)
         if cv2.countNonZero(cls[by0:by1, bx0:bx1]) and fr.explain(i, box):
-            explained = fr.explained[y0:y1, x0:x1]
+            explained = fr.explained[y0:y1, x0:x1] if probe else fr.explained
     if fr.table_colours:
-        cls = _drop_off_cards(cls, fr.on_card()[y0:y1, x0:x1], fr.table_colours)
+        cls = _drop_off_cards(cls, fr.on_card(box), fr.table_colours)
     # A pawn on print of its own colour (a yellow disc on a yellow target) is still what the art
     # does not explain around it: the blob is kept where it is near that unexplained core.
     reach = max(3, int(round(0.04 * np.sqrt(min_area / MIN_AREA))))
@@ -447,6 +458,8 @@ def _blobs_in(fr: _Frame, box: tuple[int, int, int, int], present: list[int]) ->
         core = m
         if unexplained is not None:
             core = cv2.morphologyEx(cv2.bitwise_and(m, unexplained), cv2.MORPH_OPEN, k_open)
+            if cv2.countNonZero(core) < 0.5 * min_area:
+                continue  # all print (no blob below could keep enough of it)
             m = cv2.bitwise_and(m, cv2.dilate(core, near))
         n, labels, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(m, 8, cv2.CV_32S, cv2.CCL_GRANA)
         for j in range(1, n):
