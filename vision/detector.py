@@ -42,6 +42,7 @@ class DetectorSettings:
     max_residual_px: float = 1.6  # RMS distance of edge points from their line (straightness)
     min_score: float = 0.25  # support x straightness below which a fit is too sloppy to report
     min_score_uncalibrated: float = 0.75
+    min_score_framed: float = 0.4  # the same for a card found around its printed frame
     # Without calibration cards in one photo have similar size: drop candidates far off the median.
     relative_area_range: tuple[float, float] = (0.45, 2.2)
 
@@ -59,6 +60,9 @@ class CardCandidate:
     fit: QuadFit = field(repr=False)
     corners_mm: np.ndarray | None = None
     sigma_mm: np.ndarray | None = None
+    # Found around a clean outline printed on the card, one colour (its border) between the two:
+    # the printed frame vouches for an outer edge too faint to be clean (white on white).
+    framed: bool = False
 
     @cached_property
     def area_px(self) -> float:
@@ -252,7 +256,7 @@ class CardDetector:
                 cards = self._select(cards + cut, image)
         if self.table is None:
             # Nothing to check a size against: report only clean outlines.
-            cards = [c for c in cards if c.score >= s.min_score_uncalibrated]
+            cards = [c for c in cards if c.score >= s.min_score_uncalibrated or c.framed]
         if self.table is None and len(cards) >= 3:
             areas = np.array([c.area_px for c in cards])
             med = float(np.median(areas[areas >= 0.3 * np.percentile(areas, 90)]))
@@ -283,7 +287,7 @@ class CardDetector:
 
     # ------------------------------------------------------------------------------------------
     def _refine(
-        self, image: np.ndarray, q: np.ndarray, reach: float, grow: bool = True
+        self, image: np.ndarray, q: np.ndarray, reach: float, grow: bool = True, loose: bool = False
     ) -> list[CardCandidate]:
         """Refined card(s) for a rough quad: the quad itself if it is a card, and the card around
         it when the quad is an inner frame of the card's art (a border printed on the card)."""
@@ -355,9 +359,7 @@ class CardDetector:
             else:
                 corners_mm = None
         else:
-            lo_a, hi_a = s.aspect_range_px
-            # A tilted camera foreshortens a card: judge the rectangle the quad is a view of.
-            ok = lo_a <= long / short <= hi_a or lo_a <= _rectified_aspect(c, image.shape) <= hi_a
+            ok = self._card_shaped(c, image.shape, loose)
             margins = [short * k for k in (0.04, 0.08, 0.13)] if ok else []
         resid = max(sd.residual_px for sd in fit.sides)
         score = float(np.clip(np.mean(support), 0, 1) * math.exp(-max(resid - 0.3, 0) / 1.5))
@@ -385,11 +387,31 @@ class CardDetector:
             def grow_reach(m: float) -> float:
                 return max(0.35 * m, 2.5)
 
+            clean = ok and self.table is None and score >= 0.92
             for m in margins:
                 bigger = _offset_quad(c, m)
-                if bigger is not None:
-                    out.extend(self._refine(image, bigger, reach=grow_reach(m), grow=False))
+                if bigger is None:
+                    continue
+                got = self._refine(image, bigger, reach=grow_reach(m), grow=False, loose=clean)
+                if clean:
+                    for g in got:
+                        g.framed = s.min_score_framed <= g.score and _one_colour_between(
+                            image, c, g.corners_px
+                        )
+                    # A card around its printed frame may be foreshortened past the frame's
+                    # shape (a tilted camera, a cropped photo): the frame vouches for its shape.
+                    got = [g for g in got if g.framed or self._card_shaped(g.corners_px, image.shape, False)]
+                out.extend(got)
         return out
+
+    def _card_shaped(self, c: np.ndarray, shape: tuple[int, ...], loose: bool) -> bool:
+        """Uncalibrated: the quad's long/short ratio, or that of the rectangle it is a view of (a
+        tilted camera foreshortens a card), is a card's; `loose` widens the range by 10 %."""
+        lo_a, hi_a = self.settings.aspect_range_px
+        if loose:
+            lo_a, hi_a = 0.9 * lo_a, 1.1 * hi_a
+        short, long = _side_lengths(c)
+        return lo_a <= long / short <= hi_a or lo_a <= _rectified_aspect(c, shape) <= hi_a
 
     def _select(self, cands: list[CardCandidate], image: np.ndarray) -> list[CardCandidate]:
         """One candidate per card: drop duplicates, art frames inside a card, merged blobs."""
@@ -426,7 +448,10 @@ class CardDetector:
                 drop[i] = True
         # Larger first: an inner frame of the art is contained in its card and loses to it;
         # among near-duplicates the better score wins.
-        order = sorted(range(n), key=lambda i: (-round(areas[i] / max(areas.max(), 1), 1), -cands[i].score))
+        # A card found around its printed frame counts as a clean fit (the frame vouches for it).
+        floor = self.settings.min_score_uncalibrated
+        sc = [max(c.score, floor) if c.framed else c.score for c in cands]
+        order = sorted(range(n), key=lambda i: (-round(areas[i] / max(areas.max(), 1), 1), -sc[i]))
         kept: list[int] = []
         for i in order:
             if drop[i]:
@@ -435,15 +460,13 @@ class CardDetector:
             for j in kept:
                 iou = inter[i, j] / (areas[i] + areas[j] - inter[i, j] + 1e-9)
                 if iou > 0.6:
-                    if (cands[i].score > cands[j].score + 0.1 and abs(areas[i] / areas[j] - 1) < 0.15) or (
-                        cands[i].score > cands[j].score + 0.3
-                    ):
+                    if (sc[i] > sc[j] + 0.1 and abs(areas[i] / areas[j] - 1) < 0.15) or (sc[i] > sc[j] + 0.3):
                         kept.remove(j)  # the same card, fitted better (a sloppy fit spills over)
                         break
                     ok = False
                     break
                 if inter[i, j] > 0.85 * areas[i]:  # inside a kept card: its art, not a card ...
-                    if areas[i] > 0.75 * areas[j] and cands[i].score > cands[j].score + 0.3:
+                    if areas[i] > 0.75 * areas[j] and sc[i] > sc[j] + 0.3:
                         kept.remove(j)  # ... unless the kept one is a sloppy fit around it
                         break
                     ok = False
@@ -955,6 +978,19 @@ def _card_plus_gap(
         broken = np.linalg.norm(in_j - out_i[facing], axis=1) > 40.0
         drop[j] = int(broken.sum()) >= 3
     return drop
+
+
+def _one_colour_between(image: np.ndarray, inner: np.ndarray, outer: np.ndarray) -> bool:
+    """True when the ring between the quad `inner` and the quad `outer` around it (px) is one
+    colour on every side: a card's border around a frame printed on it, not the gap to the
+    neighbours (whose edge the ring would hold)."""
+    short_i, short_o = _side_lengths(inner)[0], _side_lengths(outer)[0]
+    _, out_i = _outline_colours(image, inner, short_i)
+    in_o, _ = _outline_colours(image, outer, short_o)
+    mid_i = (inner + np.roll(inner, -1, axis=0)) / 2
+    mid_o = (outer + np.roll(outer, -1, axis=0)) / 2
+    facing = np.linalg.norm(mid_o[:, None] - mid_i[None], axis=2).argmin(axis=1)
+    return bool(np.all(np.linalg.norm(in_o - out_i[facing], axis=1) < 30.0))
 
 
 def _table_colour(small: np.ndarray) -> np.ndarray:
