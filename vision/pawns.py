@@ -289,7 +289,7 @@ def _classes(image: np.ndarray, hue_table: np.ndarray) -> np.ndarray:
     """Per pixel: 1 + the index of its player colour, 0 for none (too grey or too dark)."""
     hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
     vivid = cv2.inRange(hsv, (0, MIN_SATURATION, MIN_VALUE), (255, 255, 255))
-    return cv2.bitwise_and(cv2.LUT(hsv[..., 0], hue_table), vivid)
+    return cv2.bitwise_and(cv2.LUT(cv2.extractChannel(hsv, 0), hue_table), vivid)
 
 
 def _drop_off_cards(cls: np.ndarray, on_cards: np.ndarray, colours: set[int]) -> np.ndarray:
@@ -332,8 +332,9 @@ class _Frame:
         x0, y0, x1, y1 = box
         if not self.probe:
             out = np.zeros((y1 - y0, x1 - x0), np.uint8)
-            for c in self.cards:
-                cv2.fillPoly(out, [np.round((c - (x0, y0)) * 16).astype(np.int32)], 255, shift=4)
+            for i in _hit(self.card_boxes, box):
+                q = self.cards[i] - (x0, y0)
+                cv2.fillPoly(out, [np.round(q * 16).astype(np.int32)], 255, shift=4)
             return out
         if self._on_card is None:
             self._on_card = np.zeros(self.image.shape[:2], np.uint8)
@@ -434,8 +435,7 @@ def _blobs_in(fr: _Frame, box: tuple[int, int, int, int], present: list[int]) ->
     if not probe:
         fr.explained = None  # marked afresh for this region
     cb = fr.card_boxes
-    hit = np.flatnonzero((cb[:, 0] < x1) & (cb[:, 2] >= x0) & (cb[:, 1] < y1) & (cb[:, 3] >= y0))
-    for i in hit.tolist():
+    for i in _hit(cb, box):
         if fr.art(i) is None:
             continue
         bx0, by0 = max(int(cb[i, 0]) - x0, 0), max(int(cb[i, 1]) - y0, 0)
@@ -556,6 +556,13 @@ def _shrink(image: np.ndarray, card_area: float) -> list[np.ndarray]:
     return levels
 
 
+def _hit(card_boxes: np.ndarray, box: tuple[int, int, int, int]) -> list[int]:
+    """Indices of the cards whose boxes meet `box` (x0 y0 x1 y1, x1 y1 excluded)."""
+    cb = card_boxes
+    x0, y0, x1, y1 = box
+    return np.flatnonzero((cb[:, 0] < x1) & (cb[:, 2] >= x0) & (cb[:, 1] < y1) & (cb[:, 3] >= y0)).tolist()
+
+
 def _card_boxes(cards: list[np.ndarray]) -> np.ndarray:
     """(n, 4) int array: x0 y0 x1 y1 (inclusive) of the pixels each card touches."""
     if not cards:
@@ -638,7 +645,7 @@ def _judge(
             return None  # a thin strip (a card's printed frame), not a standing figure
         if solidity < (0.6 if lenient else 1.0) * MIN_SOLIDITY:
             return None  # an L or a letter, not a figure
-        if _hole_fraction(own) > MAX_HOLES:
+        if _hole_fraction(own, c) > MAX_HOLES:
             return None
     contrast, ring_bgr = _contrast(roi, m, own, x, y, w, h)
     if contrast < MIN_CONTRAST:
@@ -661,13 +668,12 @@ def _like_table(fr: _Frame, foot: tuple[float, float], ring_bgr: np.ndarray) -> 
     return float(np.linalg.norm(table - ring_bgr)) < TABLE_TOL
 
 
-def _hole_fraction(own: np.ndarray) -> float:
-    """Share of the blob's outline that is hole: background not reachable from outside the blob."""
-    pad = np.pad(~own, 1, constant_values=True).astype(np.uint8)
-    n, labels = cv2.connectedComponents(pad, connectivity=4)
-    outside = labels[0, 0]
-    holes = int(np.count_nonzero((labels != outside) & (labels > 0)))
-    return holes / (holes + int(np.count_nonzero(own)))
+def _hole_fraction(own: np.ndarray, outline: np.ndarray) -> float:
+    """Share of the blob's outline that is hole: what its outer `outline` encloses that is not it."""
+    filled = np.zeros(own.shape, np.uint8)
+    cv2.drawContours(filled, [outline], -1, 255, cv2.FILLED)
+    blob = int(np.count_nonzero(own))
+    return max(cv2.countNonZero(filled) - blob, 0) / max(cv2.countNonZero(filled), 1)
 
 
 def _contrast(
