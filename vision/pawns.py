@@ -208,7 +208,7 @@ def find_pawns(
     ph, pw = levels[lv].shape[:2]
     n_cls = len(names) + 1
     found: list[_Blob] = []
-    for x0, y0, x1, y1 in _merged(boxes):
+    for x0, y0, x1, y1 in _merged(boxes, (sh, sw)):
         # Colours with too few pixels here for a pawn (leniently: shrinking blurs edges): none.
         x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, sw), min(y1, sh)
         counts = cv2.calcHist([cls[y0:y1, x0:x1]], [0], None, [n_cls], [0, n_cls]).ravel() * (f * f)
@@ -397,23 +397,21 @@ class _Frame:
         )
 
 
-def _merged(boxes: list[list[int]]) -> list[list[int]]:
-    """Overlapping boxes (x0, y0, x1, y1) merged, so no region is looked at twice."""
-    boxes = [b[:] for b in boxes]
-    merged = True
-    while merged:
-        merged = False
-        out: list[list[int]] = []
-        for b in boxes:
-            for o in out:
-                if b[0] < o[2] and o[0] < b[2] and b[1] < o[3] and o[1] < b[3]:
-                    o[:] = [min(o[0], b[0]), min(o[1], b[1]), max(o[2], b[2]), max(o[3], b[3])]
-                    merged = True
-                    break
-            else:
-                out.append(b)
-        boxes = out
-    return boxes
+def _merged(boxes: list[list[int]], shape: tuple[int, int]) -> list[list[int]]:
+    """Overlapping boxes (x0, y0, x1, y1) merged, so no region is looked at twice: drawn on a
+    mask of `shape`, the bounding boxes of what they cover, until none overlap."""
+    while True:
+        mask = np.zeros(shape, np.uint8)
+        for x0, y0, x1, y1 in boxes:
+            cv2.rectangle(mask, (x0, y0), (x1 - 1, y1 - 1), 255, cv2.FILLED)
+        contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        merged = []
+        for c in contours:
+            x, y, w, h = cv2.boundingRect(c)
+            merged.append([x, y, x + w, y + h])
+        if len(merged) == len(boxes):
+            return merged
+        boxes = merged
 
 
 def _blobs_in(fr: _Frame, box: tuple[int, int, int, int], present: list[int]) -> list[_Blob]:
