@@ -181,3 +181,17 @@ def test_real_photo_white_bordered_card_on_white_is_its_outer_edge():
     errs = [np.linalg.norm(np.asarray(c.corners_px) - outer, axis=1).max() for c in cards]
     assert errs and min(errs) < 8.0, f"nearest detection {min(errs, default=np.inf):.0f} px off"
     assert _straddles(cards) == []
+
+
+@pytest.mark.skipif(not REAL.is_dir(), reason="real photos not present (../shared/real_photos)")
+def test_real_photo_tight_grid_every_card_once():
+    # 40 dark-bordered cards in 5 rows of 8, a few mm apart on white: one detection per card.
+    img = cv2.imread(str(REAL / "tmikonen_magic_card_detector/alpha_deck.jpg"))
+    cards = CardDetector().detect(img)
+    centres = np.array([np.asarray(c.corners_px).mean(axis=0) for c in cards])
+    assert len(cards) == 40
+    assert _straddles(cards) == []
+    # Rows and columns of the grid: 8 centres per row, 5 per column, each cell once.
+    rows = np.digitize(centres[:, 1], np.linspace(0, img.shape[0], 6)[1:-1])
+    cols = np.digitize(centres[:, 0], np.linspace(0, img.shape[1], 9)[1:-1])
+    assert len(set(zip(rows.tolist(), cols.tolist()))) == 40

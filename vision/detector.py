@@ -438,11 +438,12 @@ class CardDetector:
                 for j in range(n)
                 if j != i and inter[i, j] > 0.9 * areas[j] and 0.05 * areas[i] < areas[j] < 0.7 * areas[i]
             ]
-            distinct = [
-                j
-                for j in inside
-                if all(inter[j, k] < 0.2 * min(areas[j], areas[k]) for k in inside if k != j)
-            ]
+            # One per thing inside (a card may have several fits: its edge, its art frame, with a
+            # gap), the best first.
+            distinct: list[int] = []
+            for j in sorted(inside, key=lambda j: -cands[j].score):
+                if all(inter[j, k] < 0.2 * min(areas[j], areas[k]) for k in distinct):
+                    distinct.append(j)
             # Several cards fill most of such a quad; two symbols printed on one card do not.
             if len(distinct) >= 2 and sum(areas[j] for j in distinct) > 0.6 * areas[i]:
                 drop[i] = True
