@@ -42,12 +42,11 @@ MAX_HOLES = 0.15  # a ring (printed target, coin) encloses a hole; a pawn is sol
 MAX_ASPECT = 6.0  # longest / shortest side of a blob's rotated box
 MIN_SOLIDITY = 0.6  # blob area / its convex hull's
 TABLE_TOL = 60.0  # BGR distance from the table's colour of what surrounds a pawn on the table
-UNEXP = float(__import__("os").environ.get("UNEXP", 0.0))
-AN = int(__import__("os").environ.get("AN", 0))
-OPEN = int(__import__("os").environ.get("OPEN", 3))
-CLOSE = int(__import__("os").environ.get("CLOSE", 5))
-PROBE_CARD_PX = float(__import__("os").environ.get("PROBE", 60))
-CNT = float(__import__("os").environ.get("CNT", 0.6))
+# Blobs are looked for on a copy shrunk while a card stays this many pixels across (a pawn ~15).
+PROBE_CARD_PX = 60.0
+# A region is looked at for a colour with at least this share of a pawn's least area there (on
+# the shrunk search copy, where edges blur).
+MIN_SHARE = 0.6
 ART_TOL = 60.0  # BGR distance under which the enrolled art explains a pixel
 
 
@@ -119,8 +118,9 @@ CardArt = tuple[np.ndarray, np.ndarray]
 
 _OPEN = np.ones((3, 3), np.uint8)
 _CLOSE = np.ones((5, 5), np.uint8)
-_POPEN = np.ones((OPEN, OPEN), np.uint8) if OPEN != 2 else cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
-_PCLOSE = np.ones((CLOSE, CLOSE), np.uint8)
+# The same on the half-size probe copy: a thin figure is 2-3 pixels wide there.
+_PROBE_OPEN = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
+_PROBE_CLOSE = np.ones((3, 3), np.uint8)
 _SUM_BGR = np.ones((1, 3), np.float32)
 
 
@@ -212,7 +212,7 @@ def find_pawns(
         # Colours with too few pixels here for a pawn (leniently: shrinking blurs edges): none.
         x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, sw), min(y1, sh)
         counts = cv2.calcHist([cls[y0:y1, x0:x1]], [0], None, [n_cls], [0, n_cls]).ravel() * (f * f)
-        present = [k for k in range(1, n_cls) if counts[k] >= CNT * min_area]
+        present = [k for k in range(1, n_cls) if counts[k] >= MIN_SHARE * min_area]
         if present:
             box = (x0 * f // g, y0 * f // g, min(x1 * f // g, pw), min(y1 * f // g, ph))
             found += [b.scaled(g) for b in _blobs_in(probe, box, present)]
@@ -448,7 +448,7 @@ def _blobs_in(fr: _Frame, box: tuple[int, int, int, int], present: list[int]) ->
     near = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
     unexplained = None if explained is None else cv2.bitwise_not(explained)
     out = []
-    k_open, k_close = (_POPEN, _PCLOSE) if probe else (_OPEN, _CLOSE)
+    k_open, k_close = (_PROBE_OPEN, _PROBE_CLOSE) if probe else (_OPEN, _CLOSE)
     for k in present:
         m = cv2.compare(cls, k, cv2.CMP_EQ)
         m = cv2.morphologyEx(m, cv2.MORPH_OPEN, k_open)
