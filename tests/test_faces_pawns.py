@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from vision.faces import FaceLibrary, upright_corners
@@ -9,14 +11,18 @@ from vision.pawns import camera_nadir_px, find_pawns
 from vision.synthetic import PRESETS, Camera, CameraPose, Card, Pawn, Renderer, Scene
 from vision.table import TableMap
 
-CAM = Camera.for_resolution(
-    "1080p", pose=CameraPose(height_mm=820.0, tilt_deg=12.0, target_mm=(600.0, 390.0))
-)
+POSE = CameraPose(height_mm=820.0, tilt_deg=12.0, target_mm=(600.0, 390.0))
+CAM = Camera.for_resolution("1080p", pose=POSE)
 LIB = FaceLibrary.default()
 
 
-def _read(scene: Scene, preset: str = "wood", seed: int = 3):
-    f = Renderer(CAM, PRESETS[preset]).render(scene, seed)
+def _nadir(cam: Camera) -> tuple[float, float]:
+    return camera_nadir_px(TableMap.from_homography(cam.image_to_table).to_mm, cam.width, cam.height)
+
+
+def _frame(scene: Scene, preset: str, seed: int, cam: Camera = CAM):
+    """(image, truth, card corners, arts, faces) of a rendered frame, cards from the truth."""
+    f = Renderer(cam, PRESETS[preset]).render(scene, seed)
     cards = [np.array(c["corners_px"]) for c in f.truth["cards"]]
     arts, faces = [], []
     for c in cards:
@@ -24,8 +30,52 @@ def _read(scene: Scene, preset: str = "wood", seed: int = 3):
         faces.append(r)
         art = LIB.faces.get(r.name) if r.name else (LIB.back if r.face == "down" else None)
         arts.append(None if art is None else (upright_corners(c, r.upside_down), art))
-    nadir = camera_nadir_px(TableMap.from_homography(CAM.image_to_table).to_mm, CAM.width, CAM.height)
-    return f.truth, faces, find_pawns(f.image, cards, arts=arts, nadir_px=nadir)
+    return f.image, f.truth, cards, arts, faces
+
+
+def _read(scene: Scene, preset: str = "wood", seed: int = 3):
+    image, truth, cards, arts, faces = _frame(scene, preset, seed)
+    return truth, faces, find_pawns(image, cards, arts=arts, nadir_px=_nadir(CAM))
+
+
+def _wanted(truth: dict) -> dict[str, int | None]:
+    """Colour -> index of the card it stands on (None: the table), for the visible pawns."""
+    index = {c["id"]: i for i, c in enumerate(truth["cards"])}
+    return {
+        p["color"]: None if p["on_card"] is None else index[p["on_card"]]
+        for p in truth["pawns"]
+        if p["visible"]
+    }
+
+
+def _near_truth(seen, truth: dict, px: float) -> None:
+    for p in seen:
+        t = next(q for q in truth["pawns"] if q["color"] == p.color)
+        assert np.hypot(p.center_px[0] - t["center_px"][0], p.center_px[1] - t["center_px"][1]) < px, p
+
+
+@functools.cache
+def _six_colours() -> Scene:
+    """A pawn of every colour around the point below the camera: a thin red standee seen almost
+    edge-on on the red-framed Bomb, discs on card backs' targets, a standee on the bare table."""
+    table = TableMap.from_homography(CAM.image_to_table)
+    nx, ny = (float(v) for v in table.to_mm(np.array([_nadir(CAM)]))[0])
+    cards = (
+        Card(1, "Bomb", (nx, ny + 60), 0, True),
+        Card(2, "Switch", (nx - 80, ny + 40), 20, False),
+        Card(3, "Teleporter", (nx + 80, ny + 40), -10, True),
+        Card(4, "Laser Gun", (nx - 40, ny + 150), 90, True),
+        Card(5, "Bomb", (nx + 90, ny + 160), 5, False),
+    )
+    pawns = (
+        Pawn("a", "red", (nx + 3, ny + 45), 1, "standee"),
+        Pawn("b", "blue", (nx - 80, ny + 40), 2, "disc"),
+        Pawn("c", "yellow", (nx + 85, ny + 30), 3, "standee"),
+        Pawn("d", "green", (nx - 30, ny + 160), 4, "standee"),
+        Pawn("e", "purple", (nx + 90, ny + 150), 5, "disc"),
+        Pawn("f", "orange", (nx + 170, ny + 60), None, "standee"),
+    )
+    return Scene(cards=cards, pawns=pawns)
 
 
 def test_nadir_from_the_table_mapping_is_below_the_camera():
@@ -59,3 +109,38 @@ def test_pawn_on_print_of_its_colour_near_edges_and_off_the_cards():
     for p in seen:
         t = next(q for q in truth["pawns"] if q["color"] == p.color)
         assert np.hypot(p.center_px[0] - t["center_px"][0], p.center_px[1] - t["center_px"][1]) < 25
+
+
+def test_every_colour_on_its_card_at_1080p_and_720p():
+    # 1080p is searched on a half-size copy and confirmed at full size; 720p is searched at full size.
+    for res in ("1080p", "720p"):
+        cam = Camera.for_resolution(res, pose=POSE)
+        image, truth, cards, arts, _ = _frame(_six_colours(), "dark_cloth", 5, cam)
+        seen = find_pawns(image, cards, arts=arts, nadir_px=_nadir(cam))
+        assert {p.color: p.card_index for p in seen} == _wanted(truth), res
+        _near_truth(seen, truth, 0.012 * cam.width)
+
+
+def test_a_crop_of_the_frame_reads_like_the_whole_frame():
+    # The incremental reader looks again at crops of a frame, with the frame's nadir in crop pixels.
+    image, truth, cards, arts, _ = _frame(_six_colours(), "dark_cloth", 5)
+    whole = {p.color: p for p in find_pawns(image, cards, arts=arts, nadir_px=_nadir(CAM))}
+    keep = [0, 2]  # the Bomb with the thin red standee, the Teleporter with the yellow one
+    x0, y0 = (np.floor(np.min([cards[i] for i in keep], axis=(0, 1))) - 30).astype(int)
+    x1, y1 = (np.ceil(np.max([cards[i] for i in keep], axis=(0, 1))) + 30).astype(int)
+    shift = np.array([x0, y0], np.float64)
+    crop_arts = [(arts[i][0] - shift, arts[i][1]) for i in keep]
+    nadir = tuple(np.asarray(_nadir(CAM)) - shift)
+    seen = find_pawns(image[y0:y1, x0:x1], [cards[i] - shift for i in keep], arts=crop_arts, nadir_px=nadir)
+    assert {p.color: keep[p.card_index] for p in seen} == {"red": 0, "yellow": 2}
+    for p in seen:
+        w = whole[p.color]
+        assert np.hypot(p.center_px[0] + x0 - w.center_px[0], p.center_px[1] + y0 - w.center_px[1]) < 2.0
+
+
+def test_print_of_cards_whose_art_is_unknown_is_no_pawn():
+    # Letters and frames in player colours (the Laser Gun's orange band, the Teleporter's green)
+    # are blobs of colour too; judged whole at full resolution they are not pawns.
+    scene = _six_colours().replace(pawns=())
+    image, _, cards, _, _ = _frame(scene, "dark_cloth", 5)
+    assert find_pawns(image, cards, arts=[None] * len(cards), nadir_px=_nadir(CAM)) == []

@@ -6,11 +6,14 @@ colour, so on a card whose face (or back) is known, colour the enrolled art expl
 pawn: a pawn is what differs from the art. Each colour is one pawn: of several blobs of a colour
 the likeliest is reported.
 
-Speed: blobs are looked for on a copy of the frame shrunk so that a card is ~40 px across (a pawn
-~10 px), and only the blob finally reported is measured again at full resolution for where it
-stands. Where a pawn stands is where it touches the table: upright things lean away from the
-point of the image straight below the camera (`camera_nadir_px`), so the foot is the blob's end
-nearest that point - not the bottom of the figure as the picture shows it.
+Speed: regions of colour are found on a copy of the frame shrunk so that a card is ~32 px across;
+blobs are looked for in them on a copy where a card is still ~60 px across (a pawn ~15 px), with
+the art compared once per card there and shapes not judged (thin figures and letters blur); then
+each colour's likeliest blob is looked at again, alone, at full resolution - judged whole (a blob
+of letters, a strip of a card's frame is not a pawn) and measured for where it stands, the next
+likeliest if it fails. Where a pawn stands is where it touches the table: upright things lean
+away from the point of the image straight below the camera (`camera_nadir_px`), so the foot is
+the blob's end nearest that point - not the bottom of the figure as the picture shows it.
 
 Player colours are configurable (`PawnColors`) and learnable from one frame (`PawnColors.learn`).
 """
@@ -42,12 +45,12 @@ MAX_HOLES = 0.15  # a ring (printed target, coin) encloses a hole; a pawn is sol
 MAX_ASPECT = 6.0  # longest / shortest side of a blob's rotated box
 MIN_SOLIDITY = 0.6  # blob area / its convex hull's
 TABLE_TOL = 60.0  # BGR distance from the table's colour of what surrounds a pawn on the table
+ART_TOL = 60.0  # BGR distance under which the enrolled art explains a pixel
 # Blobs are looked for on a copy shrunk while a card stays this many pixels across (a pawn ~15).
 PROBE_CARD_PX = 60.0
 # A region is looked at for a colour with at least this share of a pawn's least area there (on
-# the shrunk search copy, where edges blur).
+# the search copy, where thin figures blur into the background and lose pixels).
 MIN_SHARE = 0.6
-ART_TOL = 60.0  # BGR distance under which the enrolled art explains a pixel
 
 
 _SHRUNK_ART: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}  # (art, shrunk)
@@ -166,8 +169,8 @@ def find_pawns(
         cls = _drop_off_cards(cls, on_cards, table_colours)
     min_area = MIN_AREA * card_area
     max_area = MAX_AREA * card_area
-    # Every region of colour is looked at whole at full resolution (a pawn on print of its own
-    # colour is one blob with it): the art leaves something unexplained there only at full size.
+    # Every region of colour is looked at whole (a pawn on print of its own colour is one blob
+    # with it, which the art leaves something unexplained around).
     any_colour = cv2.dilate(cv2.compare(cls, 0, cv2.CMP_GT), _OPEN)
     contours, _ = cv2.findContours(any_colour, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     boxes = []
