@@ -166,7 +166,8 @@ def find_pawns(
     counts = cv2.calcHist([cls], [0], off, [len(names) + 1], [0, len(names) + 1]).ravel()
     table_colours = {k for k in range(1, len(names) + 1) if counts[k] > 0.03 * n_off}
     if table_colours:
-        cls = _drop_off_cards(cls, on_cards, table_colours)
+        # A card's own edge pixels blur with the table's: not a place to look for the table's colour.
+        cls = _drop_off_cards(cls, cv2.erode(on_cards, _OPEN), table_colours)
     min_area = MIN_AREA * card_area
     max_area = MAX_AREA * card_area
     # Every region of colour is looked at whole (a pawn on print of its own colour is one blob
