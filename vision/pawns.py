@@ -181,11 +181,8 @@ def find_pawns(
             continue
         x, y, w, h = cv2.boundingRect(c)
         boxes.append([x - 1, y - 1, x + w + 1, y + h + 1])
-    # The light on each card with known art (over the whole card: a pawn on it must not bias it).
-    gains = [
-        _gain(small, cards[i], f, art[1]) if (art := _art_of(arts, i)) is not None else None
-        for i in range(len(cards))
-    ]
+    # The light on each card with known art, measured when first needed.
+    gains: list[np.ndarray | None] = [None] * len(cards)
     full = _Frame(
         image,
         small,
@@ -316,7 +313,9 @@ class _Frame:
     cards: list[np.ndarray]
     card_boxes: np.ndarray  # (n, 4) x0 y0 x1 y1 of each card, full resolution, inclusive
     arts: Sequence[CardArt | None] | None
-    gains: list[np.ndarray | None]  # per card: frame / art, per channel (the light on it)
+    # Per card: frame / art, per channel (the light on it), over the whole card (a pawn on it
+    # must not bias it); shared by the frame's copies, filled in when first needed.
+    gains: list[np.ndarray | None]
     names: list[str]
     hue_table: np.ndarray
     table_colours: set[int]
@@ -352,19 +351,32 @@ class _Frame:
         done = self._explained_cards.get(i)
         if done is not None:
             return done
-        art, gain = self.art(i), self.gains[i]
+        art = self.art(i)
         h, w = self.image.shape[:2]
         x0, y0, x1, y1 = (int(v) for v in self.card_boxes[i])
         x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1 + 1, w), min(y1 + 1, h)
         if not self.probe:  # only `box`, marked in an `explained` of its size
             x0, y0, x1, y1 = max(x0, box[0]), max(y0, box[1]), min(x1, box[2]), min(y1, box[3])
-        ok = art is not None and gain is not None and x1 > x0 and y1 > y0
+        ok = art is not None and x1 > x0 and y1 > y0
         if ok:
             inside = np.zeros((y1 - y0, x1 - x0), np.uint8)
             q = self.cards[i] - np.array([x0, y0], np.float32)
             cv2.fillPoly(inside, [np.round(q * 16).astype(np.int32)], 255, shift=4)
             corners = np.asarray(art[0], np.float32) - (x0, y0)
-            match = _explained(self.image[y0:y1, x0:x1], corners, art[1], gain, erode=not self.probe)
+            roi = self.image[y0:y1, x0:x1]
+            warped, _ = _warp_art(art[1], corners, (x1 - x0, y1 - y0), where=False)
+            if self.gains[i] is None:
+                if self.probe:  # the whole card is here
+                    core = cv2.erode(inside, _OPEN)
+                    if cv2.countNonZero(core):
+                        seen, printed = cv2.mean(roi, core)[:3], cv2.mean(warped, core)[:3]
+                        self.gains[i] = (np.array(seen) + 1) / (np.array(printed) + 1)
+                else:
+                    self.gains[i] = _gain(self.small, self.cards[i], self.f, art[1])
+            ok = self.gains[i] is not None
+        if ok:
+            # A pixel of misalignment is not a pawn; on a shrunk copy it is averaged away already.
+            match = _art_match(roi, warped, self.gains[i], erode=not self.probe)
             ox, oy = (0, 0) if self.probe else box[:2]
             if self.explained is None:
                 size = (h, w) if self.probe else (box[3] - box[1], box[2] - box[0])
@@ -609,19 +621,10 @@ def _warp_art(
     return warped, inside
 
 
-def _explained(
-    roi: np.ndarray, corners: np.ndarray, art: np.ndarray, gain: np.ndarray, erode: bool = True
-) -> np.ndarray:
-    """255 where the colour of `roi` is the enrolled `art`'s (warped onto `corners`, upright, ROI
-    pixels) under a per-channel `gain` for the frame's light on this card, within ART_TOL."""
-    rh, rw = roi.shape[:2]
-    warped, _ = _warp_art(art, corners, (rw, rh), where=False)
-    return _art_match(roi, warped, gain, erode=erode)
-
-
 def _art_match(seen: np.ndarray, warped: np.ndarray, gain: np.ndarray, erode: bool = True) -> np.ndarray:
-    """255 where `seen` is the `warped` art times `gain` within ART_TOL (with `erode`, also
-    where it is so one pixel away: a pixel of misalignment is not a pawn)."""
+    """255 where the colour of `seen` is the enrolled art's (`warped` onto it) under a per-channel
+    `gain` for the frame's light on the card, within ART_TOL (with `erode`, also where it is so
+    one pixel away)."""
     g = tuple(float(v) for v in gain) + (0.0,)
     d = cv2.absdiff(seen.astype(np.float32), cv2.multiply(warped.astype(np.float32), g))
     d2 = cv2.transform(cv2.multiply(d, d), _SUM_BGR)
