@@ -20,6 +20,7 @@ Player colours are configurable (`PawnColors`) and learnable from one frame (`Pa
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -460,8 +461,7 @@ def _blobs_in(fr: _Frame, box: tuple[int, int, int, int], present: list[int]) ->
         cls = _drop_off_cards(cls, fr.on_card(box), fr.table_colours)
     # A pawn on print of its own colour (a yellow disc on a yellow target) is still what the art
     # does not explain around it: the blob is kept where it is near that unexplained core.
-    reach = max(3, int(round(0.04 * np.sqrt(min_area / MIN_AREA))))
-    near = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
+    near = _disc(max(3, int(round(0.04 * np.sqrt(min_area / MIN_AREA)))))
     unexplained = None if explained is None else cv2.bitwise_not(explained)
     out = []
     k_open, k_close = (_PROBE_OPEN, _PROBE_CLOSE) if probe else (_OPEN, _CLOSE)
@@ -495,8 +495,9 @@ def _blob(fr: _Frame, roi, box, m, own, k, x, y, w, h, area, probe) -> list[_Blo
     pts = np.column_stack(np.nonzero(own)[::-1]).astype(np.float64) + (x + x0, y + y0)
     foot = _foot(pts, fr.nadir_px)
     on = None
-    for i, c in enumerate(cards):
-        if cv2.pointPolygonTest(c, foot, False) >= 0:
+    fx, fy = int(np.floor(foot[0])), int(np.floor(foot[1]))
+    for i in _hit(fr.card_boxes, (fx, fy, fx + 2, fy + 2)):
+        if cv2.pointPolygonTest(cards[i], foot, False) >= 0:
             on = i
             break
     known = on is not None and fr.art(on) is not None
@@ -568,6 +569,11 @@ def _shrink(image: np.ndarray, card_area: float) -> list[np.ndarray]:
             cv2.resize(img[: h - h % 2, : w - w % 2], (w // 2, h // 2), interpolation=cv2.INTER_AREA)
         )
     return levels
+
+
+@functools.cache
+def _disc(radius: int) -> np.ndarray:
+    return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * radius + 1, 2 * radius + 1))
 
 
 def _hit(card_boxes: np.ndarray, box: tuple[int, int, int, int]) -> list[int]:
