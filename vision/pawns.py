@@ -476,10 +476,12 @@ def _blobs_in(fr: _Frame, box: tuple[int, int, int, int], present: list[int]) ->
                 continue  # all print (no blob below could keep enough of it)
             m = cv2.bitwise_and(m, cv2.dilate(core, near))
         n, labels, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(m, 8, cv2.CV_32S, cv2.CCL_GRANA)
-        for j in range(1, n):
-            x, y, w, h, area = (int(v) for v in stats[j])
-            if not (0.5 * min_area <= area <= fr.max_area):
-                continue  # no pawn's size even on known art (_judge says the same, later)
+        sizes = stats[:, cv2.CC_STAT_AREA]
+        # Of no pawn's size even on known art (_judge says the same, later): not looked at.
+        for j in np.flatnonzero((sizes >= 0.5 * min_area) & (sizes <= fr.max_area)).tolist():
+            if j == 0:
+                continue  # the background
+            x, y, w, h, area = stats[j].tolist()
             own = labels[y : y + h, x : x + w] == j
             core_area = int(np.count_nonzero(core[y : y + h, x : x + w][own]))
             if core_area < max(0.25 * area, 0.5 * min_area):
