@@ -493,19 +493,23 @@ class CardDetector:
         rest that still shows most of one card (>= 3 corners) is refined from its box, and a rest
         of several touching cards is read from its straight sides (each long straight stretch of
         its outline is a card edge, and the card lies on its inner side)."""
-        if not cards:
-            return []
+        if not cards and self.table is None:
+            return []  # no card to take the size from
         found = np.zeros(small_shape, np.uint8)
         for c in cards:
             q = (c.corners_px - (scale - 1) / 2) / scale
             cv2.fillPoly(found, [np.round(q * 16).astype(np.int32)], 255, cv2.LINE_8, shift=4)
         found = cv2.dilate(found, np.ones((5, 5), np.uint8))
         areas = [c.area_px / scale**2 for c in cards]
-        typical = float(np.median(areas))
+        typical = float(np.median(areas)) if cards else 0.0
         out: list[CardCandidate] = []
         done: list[np.ndarray] = []
         for cnt in blobs:
             x, y, w, h = cv2.boundingRect(cnt)
+            if not cards:
+                # Nothing found yet (two cards overlapping as one blob): the calibrated card size.
+                es, el = self._expected_card_px([], np.array([x + w / 2, y + h / 2]) * scale)
+                typical = es * el / scale**2
             touches = found[y : y + h, x : x + w].any()
             if not touches and cv2.contourArea(cnt) < 1.4 * typical:
                 continue  # a lone blob the size of one card was judged already
