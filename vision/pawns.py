@@ -718,25 +718,25 @@ def _foot(pts: np.ndarray, nadir_px: tuple[float, float] | None) -> tuple[float,
     round end (a disc's rim, a meeple's base) is the near edge of the footprint, whose centre
     lies half the blob's width further in."""
     c = pts.mean(axis=0)
-    u = np.array([0.0, -1.0])
+    ux, uy = 0.0, -1.0
     if nadir_px is not None:
-        d = c - np.asarray(nadir_px, np.float64)
-        n = float(np.linalg.norm(d))
+        dx, dy = float(c[0]) - nadir_px[0], float(c[1]) - nadir_px[1]
+        n = float(np.hypot(dx, dy))
         if n > 1e-6:
-            u = d / n
-    v = np.array([-u[1], u[0]])
-    t = (pts - c) @ u
-    s = (pts - c) @ v
+            ux, uy = dx / n, dy / n
+    # Along (t, away from the nadir) and across (s) the blob, from its centre; s averages 0.
+    ts = (pts - c) @ np.array([[ux, -uy], [uy, ux]])
+    t, s = ts[:, 0], ts[:, 1]
     width = float(s.max() - s.min() + 1)
     t_near = float(t.min())
     # How round the near end is: the width of a thin slice there, against the blob's width.
     depth = max(2.0, 0.15 * width)
-    slice_ = t <= t_near + depth
-    end_width = float(s[slice_].max() - s[slice_].min() + 1)
-    round_end = float(np.clip((1.0 - end_width / width) / 0.45, 0.0, 1.0))
+    end = s[t <= t_near + depth]
+    end_width = float(end.max() - end.min() + 1)
+    round_end = min(max((1.0 - end_width / width) / 0.45, 0.0), 1.0)
     along = t_near + round_end * 0.5 * width
-    lateral = float(s[slice_].mean()) if round_end < 0.5 else float(s.mean())
-    foot = c + u * along + v * lateral
+    lateral = float(end.mean()) if round_end < 0.5 else 0.0
+    foot = (c[0] + ux * along - uy * lateral, c[1] + uy * along + ux * lateral)
     return (float(foot[0]), float(foot[1]))
 
 
