@@ -52,6 +52,9 @@ PROBE_CARD_PX = 60.0
 # A region is looked at for a colour with at least this share of a pawn's least area there (on
 # the search copy, where thin figures blur into the background and lose pixels).
 MIN_SHARE = 0.6
+# On the probe copy a thin figure blurs into what is around it: a blob there needs only this
+# share of a pawn's least area and of MIN_CONTRAST (full resolution judges it whole).
+PROBE_AREA, PROBE_CONTRAST = 0.35, 0.8
 
 
 _SHRUNK_ART: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}  # (art, shrunk)
@@ -238,18 +241,29 @@ def find_pawns(
 
 def _confirmed(fr: _Frame, b: _Blob) -> _Blob | None:
     """Blob `b` (found on a shrunk copy) looked at again at full resolution: its blob there (the
-    one standing nearest), None if it is not a pawn there."""
+    one standing nearest), None if it is not a pawn there. Looked at around `b` first; a blob
+    running on past that is looked at in the whole region `b` was found in (cut short, a strip of
+    print could pass for a pawn)."""
     h, w = fr.image.shape[:2]
     x0, y0, x1, y1 = b.box
+    reach = max(x1 - x0, y1 - y0)
     # Room for its ring (_contrast) and for what the shrunk copy lost at its edges.
     bw, bh = (x1 - x0) // 2 + 4, (y1 - y0) // 2 + 4
     box = (max(x0 - bw, 0), max(y0 - bh, 0), min(x1 + bw, w), min(y1 + bh, h))
-    near = [
-        c
-        for c in _blobs_in(fr, box, [b.k])
-        if np.hypot(c.foot[0] - b.foot[0], c.foot[1] - b.foot[1]) <= max(x1 - x0, y1 - y0)
-    ]
-    return min(near, key=lambda c: np.hypot(c.foot[0] - b.foot[0], c.foot[1] - b.foot[1]), default=None)
+    for look in (box, b.region):
+        near = [
+            c
+            for c in _blobs_in(fr, look, [b.k])
+            if np.hypot(c.foot[0] - b.foot[0], c.foot[1] - b.foot[1]) <= reach
+        ]
+        best = min(near, key=lambda c: np.hypot(c.foot[0] - b.foot[0], c.foot[1] - b.foot[1]), default=None)
+        if best is None or look is b.region:
+            return best
+        cx0, cy0, cx1, cy1 = best.box
+        cut = (cx0 <= look[0] < x0) or (cy0 <= look[1] < y0) or (cx1 >= look[2] > x1) or (cy1 >= look[3] > y1)
+        if not cut:
+            return best
+    return None
 
 
 def _art_of(arts: Sequence[CardArt | None] | None, i: int) -> CardArt | None:
@@ -466,6 +480,9 @@ def _blobs_in(fr: _Frame, box: tuple[int, int, int, int], present: list[int]) ->
     unexplained = None if explained is None else cv2.bitwise_not(explained)
     out = []
     k_open, k_close = (_PROBE_OPEN, _PROBE_CLOSE) if probe else (_OPEN, _CLOSE)
+    # Least pixels a blob (and what the art leaves of it) may have: half a pawn's on known art,
+    # less on the probe copy.
+    least = (PROBE_AREA if probe else 0.5) * min_area
     for k in present:
         m = cv2.compare(cls, k, cv2.CMP_EQ)
         m = cv2.morphologyEx(m, cv2.MORPH_OPEN, k_open)
@@ -473,19 +490,19 @@ def _blobs_in(fr: _Frame, box: tuple[int, int, int, int], present: list[int]) ->
         core = m
         if unexplained is not None:
             core = cv2.morphologyEx(cv2.bitwise_and(m, unexplained), cv2.MORPH_OPEN, k_open)
-            if cv2.countNonZero(core) < 0.5 * min_area:
+            if cv2.countNonZero(core) < least:
                 continue  # all print (no blob below could keep enough of it)
             m = cv2.bitwise_and(m, cv2.dilate(core, near))
         n, labels, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(m, 8, cv2.CV_32S, cv2.CCL_GRANA)
         sizes = stats[:, cv2.CC_STAT_AREA]
         # Of no pawn's size even on known art (_judge says the same, later): not looked at.
-        for j in np.flatnonzero((sizes >= 0.5 * min_area) & (sizes <= fr.max_area)).tolist():
+        for j in np.flatnonzero((sizes >= least) & (sizes <= fr.max_area)).tolist():
             if j == 0:
                 continue  # the background
             x, y, w, h, area = stats[j].tolist()
             own = labels[y : y + h, x : x + w] == j
             core_area = int(np.count_nonzero(core[y : y + h, x : x + w][own]))
-            if core_area < max(0.25 * area, 0.5 * min_area):
+            if core_area < max(0.25 * area, least):
                 continue  # printed: the art explains nearly all of it
             out += _blob(fr, roi, box, m, own, k, x, y, w, h, area, probe)
     return out
@@ -520,7 +537,9 @@ def _blob(fr: _Frame, roi, box, m, own, k, x, y, w, h, area, probe) -> list[_Blo
     # most, then on the bare table, least on unknown art.
     tier = 2 if known else (1 if on is None else 0)
     bx, by = x + x0, y + y0
-    return [_Blob(fr.names[k - 1], int(k), foot, float(area), on, tier, solidity, (bx, by, bx + w, by + h))]
+    return [
+        _Blob(fr.names[k - 1], int(k), foot, float(area), on, tier, solidity, (bx, by, bx + w, by + h), box)
+    ]
 
 
 @dataclass
@@ -533,6 +552,7 @@ class _Blob:
     tier: int
     solidity: float
     box: tuple[int, int, int, int]  # x0 y0 x1 y1 of its pixels
+    region: tuple[int, int, int, int] = (0, 0, 0, 0)  # of the region it was found in
 
     def scaled(self, g: int) -> _Blob:
         """This blob, found on a copy shrunk `g` times, in full-resolution pixels."""
@@ -541,7 +561,10 @@ class _Blob:
         c = (g - 1) / 2  # a shrunk pixel's centre
         foot = (self.foot[0] * g + c, self.foot[1] * g + c)
         box = (self.box[0] * g, self.box[1] * g, self.box[2] * g, self.box[3] * g)
-        return _Blob(self.color, self.k, foot, self.area * g * g, self.card, self.tier, self.solidity, box)
+        region = (self.region[0] * g, self.region[1] * g, self.region[2] * g, self.region[3] * g)
+        return _Blob(
+            self.color, self.k, foot, self.area * g * g, self.card, self.tier, self.solidity, box, region
+        )
 
     @property
     def rank(self) -> tuple[int, float]:
@@ -647,7 +670,7 @@ def _judge(
 ) -> tuple[float, np.ndarray] | None:
     """(solidity, mean colour of its surroundings) of a blob if it can be a pawn, else None. A
     `probe` judges no shapes."""
-    if not ((0.5 if lenient else 1.0) * min_area <= area <= max_area):
+    if not ((PROBE_AREA if probe else 0.5 if lenient else 1.0) * min_area <= area <= max_area):
         return None
     contours, _ = cv2.findContours(own.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     c = max(contours, key=cv2.contourArea)
@@ -662,7 +685,7 @@ def _judge(
         if _hole_fraction(own, c) > MAX_HOLES:
             return None
     contrast, ring_bgr = _contrast(roi, m, own, x, y, w, h)
-    if contrast < MIN_CONTRAST:
+    if contrast < (PROBE_CONTRAST if probe else 1.0) * MIN_CONTRAST:
         return None  # a patch of grain or print, not something standing out
     return solidity, ring_bgr
 
