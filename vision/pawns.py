@@ -191,7 +191,7 @@ def find_pawns(
         image,
         small,
         f,
-        off > 0,
+        off,
         cards,
         _card_boxes(cards),
         arts,
@@ -324,7 +324,7 @@ class _Frame:
     image: np.ndarray
     small: np.ndarray
     f: int
-    off: np.ndarray  # shrunk: off the cards
+    off: np.ndarray  # shrunk: 255 off the cards
     cards: list[np.ndarray]
     card_boxes: np.ndarray  # (n, 4) x0 y0 x1 y1 of each card, full resolution, inclusive
     arts: Sequence[CardArt | None] | None
@@ -698,10 +698,19 @@ def _like_table(fr: _Frame, foot: tuple[float, float], ring_bgr: np.ndarray) -> 
     r = int(2 * np.sqrt(fr.max_area / MAX_AREA) / fr.f)
     cx, cy = int(foot[0] / fr.f), int(foot[1] / fr.f)
     y0, y1, x0, x1 = max(cy - r, 0), min(cy + r + 1, sh), max(cx - r, 0), min(cx + r + 1, sw)
-    sel = fr.off[y0:y1:2, x0:x1:2]
-    if np.count_nonzero(sel) < 20:
+    sel = fr.off[y0:y1, x0:x1]
+    n = cv2.countNonZero(sel)
+    if n < 80:
         return True
-    table = np.median(fr.small[y0:y1:2, x0:x1:2][sel], axis=0).astype(np.float32)
+    # Per-channel medians from histograms (fast, and the same as sorting).
+    patch = fr.small[y0:y1, x0:x1]
+    table = np.array(
+        [
+            np.searchsorted(np.cumsum(cv2.calcHist([patch], [ch], sel, [256], [0, 256])), n / 2)
+            for ch in range(3)
+        ],
+        np.float32,
+    )
     return float(np.linalg.norm(table - ring_bgr)) < TABLE_TOL
 
 
