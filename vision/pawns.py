@@ -380,7 +380,7 @@ class _Frame:
             corners = np.asarray(art[0], np.float32) - (x0, y0)
             roi = self.image[y0:y1, x0:x1]
             size = (x1 - x0, y1 - y0)
-            warped, _ = _warp_art(art[1], corners, size, where=False, nearest=self.probe)
+            warped = _warp_art(art[1], corners, size, nearest=self.probe)
             if self.gains[i] is None:
                 if self.probe:  # the whole card is here
                     core = cv2.erode(inside, _OPEN)
@@ -626,10 +626,10 @@ def _box(q: np.ndarray, w: int, h: int) -> tuple[int, int, int, int] | None:
 
 
 def _warp_art(
-    art: np.ndarray, corners: np.ndarray, size: tuple[int, int], where: bool = True, nearest: bool = False
-) -> tuple[np.ndarray, np.ndarray | None]:
-    """The art warped onto `corners` (upright order) in an image of `size` (w, h), and where it
-    lies (255). `nearest`: sampled, not interpolated (3x faster; enough on a shrunk copy)."""
+    art: np.ndarray, corners: np.ndarray, size: tuple[int, int], nearest: bool = False
+) -> np.ndarray:
+    """The art warped onto `corners` (upright order) in an image of `size` (w, h). `nearest`:
+    sampled, not interpolated (3x faster; enough on a shrunk copy)."""
     ah, aw = art.shape[:2]
     # Shrink the art first to about the size it has here: warping then averages no detail away.
     side = max(np.linalg.norm(corners[1] - corners[0]), np.linalg.norm(corners[2] - corners[1]), 2.0)
@@ -646,11 +646,7 @@ def _warp_art(
         ah, aw = art.shape[:2]
     src = np.array([[0, 0], [aw - 1, 0], [aw - 1, ah - 1], [0, ah - 1]], np.float32)
     m = cv2.getPerspectiveTransform(src, corners.astype(np.float32))
-    warped = cv2.warpPerspective(art, m, size, flags=cv2.INTER_NEAREST if nearest else cv2.INTER_LINEAR)
-    if not where:
-        return warped, None
-    inside = cv2.compare(cv2.warpPerspective(np.full((ah, aw), 255, np.uint8), m, size), 127, cv2.CMP_GT)
-    return warped, inside
+    return cv2.warpPerspective(art, m, size, flags=cv2.INTER_NEAREST if nearest else cv2.INTER_LINEAR)
 
 
 def _art_match(seen: np.ndarray, warped: np.ndarray, gain: np.ndarray, erode: bool = True) -> np.ndarray:
