@@ -119,7 +119,7 @@ def test_new_frame_size_is_read_whole_and_bad_frames_are_refused(stream):
         inc.read(np.zeros((0, 0, 3), np.uint8))
 
 
-def test_frame_map_pieces_are_pieces_of_the_whole_undistorted_frame(stream):
+def test_frame_map_small_copy_is_the_whole_undistorted_frame_averaged_down(stream):
     import cv2
 
     from vision.undistort import FrameMap
@@ -128,7 +128,6 @@ def test_frame_map_pieces_are_pieces_of_the_whole_undistorted_frame(stream):
     k = np.array([[1000.0, 0, 640], [0, 1000.0, 360], [0, 0, 1]])
     fmap = FrameMap((1280, 720), k, np.array([-0.12, 0.05, 0.001, -0.001, 0.0]))
     whole = fmap.whole(raw)
-    assert np.array_equal(fmap.crop(raw, 100, 50, 400, 300), whole[50:300, 100:400])
     small = fmap.small(raw, 320).astype(float)
     ref = cv2.resize(whole, (320, 180), interpolation=cv2.INTER_AREA).astype(float)
     # The same picture averaged down either way (the raw frame averaged down is off by 1.4)

@@ -1,9 +1,9 @@
 """Camera frames -> the picture vision reads: the lens undone and, optionally, a smaller scale.
 
 Undoing the lens for a whole 1080p frame is one `cv2.remap`, ~18 ms on one core - more than
-everything else a still table costs a frame. `FrameMap` therefore also gives the same picture in
-pieces: a crop of it (the maps' own crop, so the pixels are exactly those of the whole picture)
-and a small copy for comparing frames (the raw frame averaged down, then mapped at that size).
+everything else a still table costs a frame. `FrameMap` therefore also gives a small copy of the
+same picture for comparing frames (the raw frame averaged down, then mapped at that size), so
+that the whole picture is made only for frames that are read.
 """
 
 from __future__ import annotations
@@ -34,10 +34,6 @@ class FrameMap:
             )
         self._small: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
 
-    @property
-    def identity(self) -> bool:
-        return self._maps is None and self.scale == 1.0
-
     def check(self, raw: np.ndarray) -> None:
         if (raw.shape[1], raw.shape[0]) != self.raw_size:
             w, h = self.raw_size
@@ -52,13 +48,6 @@ class FrameMap:
         if self.scale != 1.0:  # averaged down after the lens, so no pixel is skipped
             return cv2.resize(raw, self.size, interpolation=cv2.INTER_AREA)
         return raw
-
-    def crop(self, raw: np.ndarray, x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
-        """whole(raw)[y0:y1, x0:x1], computing only those pixels when the lens is undone."""
-        if self._maps is not None and self.scale == 1.0:
-            m1, m2 = self._maps
-            return cv2.remap(raw, m1[y0:y1, x0:x1], m2[y0:y1, x0:x1], cv2.INTER_LINEAR)
-        return self.whole(raw)[y0:y1, x0:x1]
 
     def small(self, raw: np.ndarray, long_side: int) -> np.ndarray:
         """A copy of whole(raw) about `long_side` px long, each pixel an average of many."""
