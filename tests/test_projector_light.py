@@ -56,14 +56,7 @@ def _scene(state: dict) -> Scene:
                 " the fitted corner by up to ~3 px (1.5 mm) (known, not yet fixed)",
             ),
         ),
-        pytest.param(
-            "wood",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="the ring around a starting card at the table's edge lights the floor past it, and that"
-                " lit stub running off the frame is completed into a card (known, not yet fixed)",
-            ),
-        ),
+        "wood",
     ],
 )
 def test_projector_light_does_not_change_what_the_camera_reads(preset):

@@ -549,6 +549,12 @@ class CardDetector:
         near = 1.5 * scale + 1.5
         out: list[CardCandidate] = []
         done: list[np.ndarray] = []
+        # The table is what lies around the cards found: the frame's border may show the floor
+        # beyond the table's edge, where a card cannot be.
+        table = self._table_colour
+        if len(cards) >= 2:
+            around = [_outline_colours(image, c.corners_px, _side_lengths(c.corners_px)[0])[1] for c in cards]
+            table = np.median(np.concatenate(around), axis=0)
         for q in quads:
             side = None
             for i in range(4):
@@ -569,11 +575,19 @@ class CardDetector:
             if any(np.abs(q - d).max() < 0.1 * short for d in done):
                 continue
             done.append(q)
-            out.extend(self._fit_cut(image, q, *side, reach=2.5 * scale + 2.5))
+            out.extend(self._fit_cut(image, q, *side, reach=2.5 * scale + 2.5, table=table))
         return out
 
     def _fit_cut(
-        self, image: np.ndarray, q: np.ndarray, i: int, axis: int, lim: float, reach: float, grow: bool = True
+        self,
+        image: np.ndarray,
+        q: np.ndarray,
+        i: int,
+        axis: int,
+        lim: float,
+        reach: float,
+        table: np.ndarray,
+        grow: bool = True,
     ) -> list[CardCandidate]:
         """The card of which the rough quad q (full-size px) is the part inside the frame, side i
         on the frame's edge (`axis` = `lim`). Beyond the frame the crop is padded with a colour
@@ -642,13 +656,14 @@ class CardDetector:
                     if abs(d[axis]) < 1e-6:
                         return []
                     bigger[k0] = bigger[k1] + d * (lim - bigger[k1, axis]) / d[axis]
-                return self._fit_cut(image, bigger, i, axis, lim, reach=max(0.35 * m, 2.5), grow=False)
+                return self._fit_cut(
+                    image, bigger, i, axis, lim, reach=max(0.35 * m, 2.5), table=table, grow=False
+                )
             return []
         # Only one of the card's sizes is measured: each seen side must be a card's own edge, with
         # the table just outside it (not a printed frame, whose outside is the card's border, nor
         # the table between cards, whose sides are the neighbours' edges).
         inside, outside = _outline_colours(image, c, short_px)
-        table = self._table_colour
         din = np.linalg.norm(inside - table, axis=1)[[i1, i2, i3]]
         dout = np.linalg.norm(outside - table, axis=1)[[i1, i2, i3]]
         if np.any(dout > 30.0 + 0.2 * din):
