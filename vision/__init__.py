@@ -4,10 +4,15 @@ reader = FrameReader(table=TableMap.load("calibration.json"))   # or TableMap.fr
 tracker = Tracker()
 for index, time_s, image in open_source("0"):                  # webcam 0, a video, a folder
     observation = tracker.update(reader.read(image), image, index, time_s)
+
+A live camera at frame rate: `stream = IncrementalReader(reader)`; `stream.read(image, time_s)`
+reads a frame again only after the table changed and came to rest (`stream.looked_again`; pass
+`stream.image() if stream.looked_again else None` to the tracker).
 """
 
 from vision.detector import CardDetector, DetectorSettings
 from vision.faces import FaceLibrary
+from vision.incremental import IncrementalReader
 from vision.observation import (
     CardSeen,
     FrameReading,
@@ -32,6 +37,7 @@ __all__ = [
     "FolderSource",
     "FrameReader",
     "FrameReading",
+    "IncrementalReader",
     "Observation",
     "PawnColors",
     "PawnSeen",
