@@ -7,12 +7,15 @@ as the tracker, is untouched while it waits).
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import cv2
 import numpy as np
+
+log = logging.getLogger(__name__)
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
 
@@ -25,7 +28,12 @@ Frame = tuple[int, float, np.ndarray]
 
 
 class FolderSource:
-    """Images of a folder in name order; time = index / fps. EXIF rotation applied (cv2.imread)."""
+    """Images of a folder in name order; time = index / fps. EXIF rotation applied (cv2.imread).
+
+    An unreadable file among the photos (a half-copied JPEG, a stray text file named .png) is
+    skipped with a warning and listed in `skipped`: one bad photo must not end a game's replay.
+    Its time slot is kept, so the photos after it keep their times.
+    """
 
     def __init__(self, folder: str | Path, fps: float = 10.0) -> None:
         self.folder = Path(folder)
@@ -35,13 +43,19 @@ class FolderSource:
         if not self.paths:
             raise SourceError(f"{self.folder} holds no images ({', '.join(sorted(IMAGE_SUFFIXES))})")
         self.fps = fps
+        self.skipped: list[Path] = []
 
     def __iter__(self) -> Iterator[Frame]:
         for i, p in enumerate(self.paths):
             img = cv2.imread(str(p), cv2.IMREAD_COLOR)
             if img is None:
-                raise SourceError(f"{p} is not a readable image")
+                if p not in self.skipped:
+                    self.skipped.append(p)
+                    log.warning("skipped %s: not a readable image (re-copy or remove it)", p)
+                continue
             yield i, i / self.fps, img
+        if len(self.skipped) == len(self.paths):
+            raise SourceError(f"{self.folder}: none of its {len(self.paths)} images can be read")
 
 
 class VideoSource:

@@ -43,9 +43,10 @@ class Watch:
         self.thread.stop()
 
 
-def _source(args: argparse.Namespace) -> Iterable[Frame]:
+def _source(args: argparse.Namespace, size: tuple[int, int]) -> Iterable[Frame]:
     if args.camera is not None:
-        return CameraSource(args.camera, retry=True)
+        # the calibration holds for one resolution: ask the camera for that one
+        return CameraSource(args.camera, size=size, retry=True)
     if args.video:
         return VideoSource(args.video)
     return FolderSource(args.images, fps=IMAGES_FPS)
@@ -78,7 +79,7 @@ def start_watching(
     except CalibrationError as exc:
         raise CommandError(f"{exc} (the camera needs 'tabletop calibrate intrinsics' and 'table')") from None
     try:
-        source = _source(args)
+        source = _source(args, tuple(cal.image_size))
     except SourceError as exc:
         raise CommandError(str(exc)) from None
     open_frames = _renumbered(source)
