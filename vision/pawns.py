@@ -55,6 +55,12 @@ MIN_SHARE = 0.6
 # On the probe copy a thin figure blurs into what is around it: a blob there needs only this
 # share of a pawn's least area and of MIN_CONTRAST (full resolution judges it whole).
 PROBE_AREA, PROBE_CONTRAST = 0.35, 0.8
+# On a card whose art is not known, a blob must show that it stands up (`_stands_up`): at least
+# MIN_SHARP of its outline a step of SHARP_STEP (max over B, G, R) and, toward the camera, at
+# least MIN_DARK of what is near it darker than DARK_SIDE x the blob and DARK_SIDE_SURFACE x the
+# surface around - unless that surface is darker than DARK_SURFACE x the blob.
+SHARP_STEP, MIN_SHARP = 60, 0.4
+DARK_SIDE, DARK_SIDE_SURFACE, MIN_DARK, DARK_SURFACE = 0.7, 0.8, 0.08, 0.75
 
 
 _SHRUNK_ART: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}  # (art, shrunk)
@@ -129,6 +135,7 @@ _CLOSE = np.ones((5, 5), np.uint8)
 _PROBE_OPEN = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
 _PROBE_CLOSE = np.ones((3, 3), np.uint8)
 _SUM_BGR = np.ones((1, 3), np.float32)
+_SQUARE5 = np.ones((5, 5), np.uint8)
 
 
 def find_pawns(
@@ -508,6 +515,55 @@ def _blobs_in(fr: _Frame, box: tuple[int, int, int, int], present: list[int]) ->
     return out
 
 
+def _stands_up(
+    roi: np.ndarray, own: np.ndarray, x: int, y: int, w: int, h: int, away: tuple[float, float]
+) -> bool:
+    """Whether a blob shows that it stands up rather than lies printed on a card: its outline
+    is a sharp edge all round (a colour region of painted art fades out into its neighbours),
+    and on its side toward the camera there is something darker than both the blob and the
+    surface around - the pawn's own side or base, or its contact shadow. Flat ink on paper has
+    the paper all round it, no darker than elsewhere. `away` is the unit image direction in
+    which upright things lean (away from the nadir). On a dark surface no shadow shows: a blob
+    much brighter than its surroundings passes on its outline alone."""
+    side = np.sqrt(float(np.count_nonzero(own)))
+    r = max(2, int(round(0.3 * side)))
+    rh, rw = roi.shape[:2]
+    wx0, wy0, wx1, wy1 = max(x - 2 * r, 0), max(y - 2 * r, 0), min(x + w + 2 * r, rw), min(y + h + 2 * r, rh)
+    blob = np.zeros((wy1 - wy0, wx1 - wx0), np.uint8)
+    blob[y - wy0 : y - wy0 + h, x - wx0 : x - wx0 + w][own] = 255
+    patch = roi[wy0:wy1, wx0:wx1]
+    # The outline: the colour changes sharply across it (5x5 morphological gradient).
+    grad = cv2.morphologyEx(patch, cv2.MORPH_GRADIENT, _SQUARE5).max(axis=2)
+    edge = cv2.subtract(blob, cv2.erode(blob, _OPEN))
+    if np.mean(grad[edge > 0] > SHARP_STEP) < MIN_SHARP:
+        return False
+    # Brightness as max(B, G, R): a pawn's side is its colour, darker.
+    v = cv2.max(cv2.max(patch[..., 0], patch[..., 1]), patch[..., 2])
+    core = cv2.erode(blob, _OPEN)
+    body = float(np.median(v[(core if cv2.countNonZero(core) else blob) > 0]))
+    near = cv2.dilate(blob, _disc(r))
+    outer = cv2.subtract(cv2.dilate(blob, _disc(2 * r)), near)
+    if not cv2.countNonZero(outer):
+        return True
+    surface = float(np.median(v[outer > 0]))
+    if surface < DARK_SURFACE * body:
+        return True
+    ys, xs = np.nonzero(near)
+    c = np.array(np.nonzero(blob)[::-1], np.float64).mean(axis=1)
+    toward = (xs - c[0]) * away[0] + (ys - c[1]) * away[1] < 0
+    dark = v[ys[toward], xs[toward]] < min(DARK_SIDE * body, DARK_SIDE_SURFACE * surface)
+    return bool(toward.any()) and float(np.mean(dark)) >= MIN_DARK
+
+
+def _away(at: tuple[float, float], nadir_px: tuple[float, float] | None) -> tuple[float, float]:
+    """Unit image direction in which upright things at `at` lean (away from the nadir)."""
+    if nadir_px is None:
+        return (0.0, -1.0)
+    dx, dy = at[0] - nadir_px[0], at[1] - nadir_px[1]
+    n = float(np.hypot(dx, dy))
+    return (0.0, -1.0) if n < 1e-6 else (dx / n, dy / n)
+
+
 def _blob(fr: _Frame, roi, box, m, own, k, x, y, w, h, area, probe) -> list[_Blob]:
     """[the blob as a pawn sighting] if it can be a pawn, else []."""
     x0, y0 = box[0], box[1]
@@ -533,6 +589,13 @@ def _blob(fr: _Frame, roi, box, m, own, k, x, y, w, h, area, probe) -> list[_Blo
     solidity, ring_bgr = info
     if on is None and not _like_table(fr, foot, ring_bgr):
         return []  # off the known cards yet not on the table: print of an unseen card
+    if (
+        on is not None
+        and not known
+        and not probe
+        and not _stands_up(roi, own, x, y, w, h, _away(foot, fr.nadir_px))
+    ):
+        return []  # on a card whose art is not known: colour alone cannot tell it from print
     # How much to trust it: on a card whose art is known (everything else there is explained)
     # most, then on the bare table, least on unknown art.
     tier = 2 if known else (1 if on is None else 0)
