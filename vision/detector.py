@@ -23,6 +23,7 @@ from vision.edges import QuadFit, refine_quad
 from vision.table import TableMap
 
 WORK_LONG_SIDE = 960  # candidate maps are computed on a copy this size (long side, px)
+TYPICAL_FOCAL = 0.8  # a phone's or webcam's focal length, in units of the frame's long side
 
 
 @dataclass(frozen=True)
@@ -399,7 +400,8 @@ class CardDetector:
             def grow_reach(m: float) -> float:
                 return max(0.35 * m, 2.5)
 
-            clean = ok and self.table is None and score >= 0.92
+            # A frame that would pass for a card itself vouches for the card around it.
+            clean = ok and self.table is None and score >= s.min_score_uncalibrated
             for m in margins:
                 bigger = _offset_quad(c, m)
                 if bigger is None:
@@ -915,8 +917,11 @@ def _card_around(c: np.ndarray, c_mm: np.ndarray, short: float, long: float) -> 
 def _rectified_aspect(q: np.ndarray, shape: tuple[int, ...]) -> float:
     """Long/short ratio of the rectangle of which the quad q (px, clockwise) is a perspective view,
     the focal length estimated from the quad itself and the principal point taken at the frame's
-    centre (Zhang & He, "Whiteboard scanning and image enhancement", 2007). A view from straight
-    above leaves the focal length undetermined; the quad's own ratio then stands."""
+    centre (Zhang & He, "Whiteboard scanning and image enhancement", 2007). When the quad cannot
+    tell its focal length (a side pair nearly parallel in the image, or noise on a near head-on
+    view gives no real one), a typical camera's is taken: phones and webcams see 60-75 degrees
+    across the long side, f about 0.8 of it, and a view from straight above gives the quad's own
+    ratio whatever the focal length."""
     h, w = shape[:2]
     size = float(max(h, w))
     m = np.ones((4, 3))
@@ -925,13 +930,10 @@ def _rectified_aspect(q: np.ndarray, shape: tuple[int, ...]) -> float:
     k2 = np.cross(m1, m4) @ m3 / (np.cross(m2, m4) @ m3)
     k3 = np.cross(m1, m4) @ m2 / (np.cross(m3, m4) @ m2)
     n2, n3 = k2 * m2 - m1, k3 * m3 - m1
-    short, long = _side_lengths(q)
-    if abs(n2[2] * n3[2]) < 1e-9:
-        return long / short
-    f2 = -(n2[0] * n3[0] + n2[1] * n3[1]) / (n2[2] * n3[2])
-    if not 0.3**2 < f2 < 5.0**2:  # not a camera: noise on a nearly head-on view
-        return long / short
-    r2 = (n2[0] ** 2 + n2[1] ** 2 + f2 * n2[2] ** 2) / (n3[0] ** 2 + n3[1] ** 2 + f2 * n3[2] ** 2)
+    f2 = -(n2[0] * n3[0] + n2[1] * n3[1]) / (n2[2] * n3[2]) if abs(n2[2] * n3[2]) > 1e-9 else 0.0
+    if not 0.3**2 < f2 < 5.0**2:  # not a camera: the quad cannot tell
+        f2 = TYPICAL_FOCAL**2
+    r2 = (n2[0] ** 2 + n2[1] ** 2 + f2 * n2[2] ** 2) / max(n3[0] ** 2 + n3[1] ** 2 + f2 * n3[2] ** 2, 1e-12)
     r = math.sqrt(max(r2, 1e-12))
     return max(r, 1 / r)
 
