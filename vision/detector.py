@@ -300,16 +300,26 @@ class CardDetector:
 
     # ------------------------------------------------------------------------------------------
     def _refine(
-        self, image: np.ndarray, q: np.ndarray, reach: float, grow: bool = True, loose: bool = False
+        self,
+        image: np.ndarray,
+        q: np.ndarray,
+        reach: float,
+        grow: int = 2,
+        loose: bool = False,
+        passes: int = 2,
     ) -> list[CardCandidate]:
         """Refined card(s) for a rough quad: the quad itself if it is a card, and the card around
-        it when the quad is an inner frame of the card's art (a border printed on the card)."""
+        it when the quad is an inner frame of the card's art (a border printed on the card).
+        `grow`: how many printed frames, one inside the other, to look around (with a
+        calibration: an art box inside a frame inside the card's border); `passes` as in
+        `refine_quad`."""
         s = self.settings
-        fit = refine_quad(image, q, reach=reach)
-        if fit is None and reach > 5.0:
+        fit = refine_quad(image, q, reach=reach, passes=passes)
+        while fit is None and reach > 5.0:
             # A wide search also takes in the inner edge of a light rim (a white-bordered card on
             # a dark cloth), a rival as strong as the card's own edge: look again, closer.
-            fit = refine_quad(image, q, reach=0.55 * reach)
+            reach *= 0.55
+            fit = refine_quad(image, q, reach=reach, passes=passes)
         if fit is None:
             return []
         c = fit.corners
@@ -358,14 +368,22 @@ class CardDetector:
                 got = []
                 if around is not None:
                     m = border_mm / mm_per_px
-                    got = self._refine(image, around, reach=max(0.35 * m, 3.0), grow=False)
+                    got = self._refine(image, around, reach=max(0.35 * m, 3.0), grow=grow - 1)
                 if not any(self._full_size(g) for g in got):
                     # Some sides of the fit were the card's own edges already: the frame is
                     # not centred on the card. Move every side out by the mean border instead.
                     m = ((cs - ms) + (cl - ml)) / 4 / mm_per_px
                     bigger = _offset_quad(c, m)
                     if bigger is not None:
-                        got += self._refine(image, bigger, reach=max(0.35 * m, 2.5), grow=False)
+                        got += self._refine(image, bigger, reach=max(0.35 * m, 2.5), grow=grow - 1)
+                if around is not None and not any(self._full_size(g) for g in got):
+                    # A narrow border (a white one on a white table, whose edge is faint): the
+                    # second, wider pass of the fit may reach the frame's stronger edge and
+                    # settle there. Keep to the first pass, whose search stays clear of it, and
+                    # take its fit only at the card's full size.
+                    m = border_mm / mm_per_px
+                    first = self._refine(image, around, reach=max(0.35 * m, 3.0), grow=False, passes=1)
+                    got += [g for g in first if self._full_size(g)]
                 out.extend(got)
             if ok:
                 sigma_mm = self.table.sigma_mm(c, fit.sigma_px)
@@ -466,7 +484,18 @@ class CardDetector:
         # A card found around its printed frame counts as a clean fit (the frame vouches for it).
         floor = self.settings.min_score_uncalibrated
         sc = [max(c.score, floor) if c.framed else c.score for c in cands]
-        order = sorted(range(n), key=lambda i: (-round(areas[i] / max(areas.max(), 1), 1), -sc[i]))
+        # With a calibration, of two fits of one card as good as each other the one of the card's
+        # size goes first (the other may keep to a printed rim a few % inside the edge).
+        cs, cl = sorted(self.settings.card_size_mm)
+        off = [
+            0.0
+            if c.corners_mm is None
+            else max(abs(a / b - 1) for a, b in zip(_side_lengths(c.corners_mm), (cs, cl)))
+            for c in cands
+        ]
+        order = sorted(
+            range(n), key=lambda i: (-round(areas[i] / max(areas.max(), 1), 1), -round(sc[i] - 2 * off[i], 2))
+        )
         kept: list[int] = []
         for i in order:
             if drop[i]:
