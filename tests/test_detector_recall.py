@@ -22,9 +22,9 @@ CAM = Camera.for_resolution("1080p", pose=POSE)
 TABLE = TableMap.from_homography(CAM.image_to_table)
 
 
-def _missed(cards: list[Card], preset: str, tol_px: float = 2.0) -> list[int]:
+def _missed(cards: list[Card], preset: str, tol_px: float = 2.0, seed: int = 3) -> list[int]:
     """Ids of the true cards no detection matches with every corner within tol_px."""
-    frame = Renderer(CAM, PRESETS[preset]).render(Scene(cards=tuple(cards)), 3)
+    frame = Renderer(CAM, PRESETS[preset]).render(Scene(cards=tuple(cards)), seed)
     found = [np.asarray(c.corners_px) for c in CardDetector(table=TABLE).detect(frame.image)]
     missed = []
     for tc in frame.truth["cards"]:
@@ -59,6 +59,29 @@ def test_white_bordered_faces_on_a_white_table():
         Card(4, "Control Panel", (603.5, 150.6), 276.1, True),
     ]
     assert _missed(cards, "white") == []
+
+
+@pytest.mark.parametrize(
+    ("card", "seed"),
+    [
+        (Card(8, "Rocket Boots", (865.8, 627.3), 41.9, True), 4),
+        (Card(2, "Teleporter", (652.7, 267.7), 298.5, True), 3),
+    ],
+)
+def test_white_border_a_few_px_wide_on_a_white_table(card, seed):
+    # The card's own edge is a faint line 6-7 px outside its printed frame; a fit's second, wider
+    # pass used to reach the frame's strong edge and settle there (a 58 x 85 mm "card").
+    assert _missed([card], "white_on_white", seed=seed) == []
+
+
+def test_card_backs_with_light_rims_nearly_touching_on_dark_cloth():
+    # The two rims merge into one blob; each card's outline holds its rim's inner edge, 7 px in,
+    # within the search of a rough quad from the blob's sides.
+    cards = [
+        Card(6, "Trapdoor", (740.1, 240.8), 274.7, False),
+        Card(8, "Empty Lair", (700.3, 314.0), 184.9, False),
+    ]
+    assert _missed(cards, "dark_cloth") == []
 
 
 @pytest.mark.parametrize("preset", ["wood", "dark_cloth"])

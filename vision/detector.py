@@ -376,14 +376,15 @@ class CardDetector:
                     bigger = _offset_quad(c, m)
                     if bigger is not None:
                         got += self._refine(image, bigger, reach=max(0.35 * m, 2.5), grow=grow - 1)
-                if around is not None and not any(self._full_size(g) for g in got):
+                m = border_mm / mm_per_px
+                if around is not None and not weak and m < 10.0 and not any(self._full_size(g) for g in got):
                     # A narrow border (a white one on a white table, whose edge is faint): the
-                    # second, wider pass of the fit may reach the frame's stronger edge and
-                    # settle there. Keep to the first pass, whose search stays clear of it, and
-                    # take its fit only at the card's full size.
-                    m = border_mm / mm_per_px
+                    # second pass of the fit searches 4 px either side and may reach the clean
+                    # frame's stronger edge and settle there. Keep to the first pass, whose
+                    # search stays clear of it, and take its fit only at the card's full size
+                    # with every side well supported.
                     first = self._refine(image, around, reach=max(0.35 * m, 3.0), grow=False, passes=1)
-                    got += [g for g in first if self._full_size(g)]
+                    got += [g for g in first if self._full_size(g) and g.score >= s.mean_support]
                 out.extend(got)
             if ok:
                 sigma_mm = self.table.sigma_mm(c, fit.sigma_px)
