@@ -23,6 +23,7 @@ from vision.edges import QuadFit, refine_quad
 from vision.table import TableMap
 
 WORK_LONG_SIDE = 960  # candidate maps are computed on a copy this size (long side, px)
+TYPICAL_FOCAL = 0.8  # a phone's or webcam's focal length, in units of the frame's long side
 
 
 @dataclass(frozen=True)
@@ -299,16 +300,26 @@ class CardDetector:
 
     # ------------------------------------------------------------------------------------------
     def _refine(
-        self, image: np.ndarray, q: np.ndarray, reach: float, grow: bool = True, loose: bool = False
+        self,
+        image: np.ndarray,
+        q: np.ndarray,
+        reach: float,
+        grow: int = 2,
+        loose: bool = False,
+        passes: int = 2,
     ) -> list[CardCandidate]:
         """Refined card(s) for a rough quad: the quad itself if it is a card, and the card around
-        it when the quad is an inner frame of the card's art (a border printed on the card)."""
+        it when the quad is an inner frame of the card's art (a border printed on the card).
+        `grow`: how many printed frames, one inside the other, to look around (with a
+        calibration: an art box inside a frame inside the card's border); `passes` as in
+        `refine_quad`."""
         s = self.settings
-        fit = refine_quad(image, q, reach=reach)
-        if fit is None and reach > 5.0:
+        fit = refine_quad(image, q, reach=reach, passes=passes)
+        while fit is None and reach > 5.0:
             # A wide search also takes in the inner edge of a light rim (a white-bordered card on
             # a dark cloth), a rival as strong as the card's own edge: look again, closer.
-            fit = refine_quad(image, q, reach=0.55 * reach)
+            reach *= 0.55
+            fit = refine_quad(image, q, reach=reach, passes=passes)
         if fit is None:
             return []
         c = fit.corners
@@ -357,14 +368,23 @@ class CardDetector:
                 got = []
                 if around is not None:
                     m = border_mm / mm_per_px
-                    got = self._refine(image, around, reach=max(0.35 * m, 3.0), grow=False)
+                    got = self._refine(image, around, reach=max(0.35 * m, 3.0), grow=grow - 1)
                 if not any(self._full_size(g) for g in got):
                     # Some sides of the fit were the card's own edges already: the frame is
                     # not centred on the card. Move every side out by the mean border instead.
                     m = ((cs - ms) + (cl - ml)) / 4 / mm_per_px
                     bigger = _offset_quad(c, m)
                     if bigger is not None:
-                        got += self._refine(image, bigger, reach=max(0.35 * m, 2.5), grow=False)
+                        got += self._refine(image, bigger, reach=max(0.35 * m, 2.5), grow=grow - 1)
+                m = border_mm / mm_per_px
+                if around is not None and not weak and m < 10.0 and not any(self._full_size(g) for g in got):
+                    # A narrow border (a white one on a white table, whose edge is faint): the
+                    # second pass of the fit searches 4 px either side and may reach the clean
+                    # frame's stronger edge and settle there. Keep to the first pass, whose
+                    # search stays clear of it, and take its fit only at the card's full size
+                    # with every side well supported.
+                    first = self._refine(image, around, reach=max(0.35 * m, 3.0), grow=False, passes=1)
+                    got += [g for g in first if self._full_size(g) and g.score >= s.mean_support]
                 out.extend(got)
             if ok:
                 sigma_mm = self.table.sigma_mm(c, fit.sigma_px)
@@ -399,7 +419,8 @@ class CardDetector:
             def grow_reach(m: float) -> float:
                 return max(0.35 * m, 2.5)
 
-            clean = ok and self.table is None and score >= 0.92
+            # A frame that would pass for a card itself vouches for the card around it.
+            clean = ok and self.table is None and score >= s.min_score_uncalibrated
             for m in margins:
                 bigger = _offset_quad(c, m)
                 if bigger is None:
@@ -464,7 +485,18 @@ class CardDetector:
         # A card found around its printed frame counts as a clean fit (the frame vouches for it).
         floor = self.settings.min_score_uncalibrated
         sc = [max(c.score, floor) if c.framed else c.score for c in cands]
-        order = sorted(range(n), key=lambda i: (-round(areas[i] / max(areas.max(), 1), 1), -sc[i]))
+        # With a calibration, of two fits of one card as good as each other the one of the card's
+        # size goes first (the other may keep to a printed rim a few % inside the edge).
+        cs, cl = sorted(self.settings.card_size_mm)
+        off = [
+            0.0
+            if c.corners_mm is None
+            else max(abs(a / b - 1) for a, b in zip(_side_lengths(c.corners_mm), (cs, cl)))
+            for c in cands
+        ]
+        order = sorted(
+            range(n), key=lambda i: (-round(areas[i] / max(areas.max(), 1), 1), -round(sc[i] - 2 * off[i], 2))
+        )
         kept: list[int] = []
         for i in order:
             if drop[i]:
@@ -915,8 +947,11 @@ def _card_around(c: np.ndarray, c_mm: np.ndarray, short: float, long: float) -> 
 def _rectified_aspect(q: np.ndarray, shape: tuple[int, ...]) -> float:
     """Long/short ratio of the rectangle of which the quad q (px, clockwise) is a perspective view,
     the focal length estimated from the quad itself and the principal point taken at the frame's
-    centre (Zhang & He, "Whiteboard scanning and image enhancement", 2007). A view from straight
-    above leaves the focal length undetermined; the quad's own ratio then stands."""
+    centre (Zhang & He, "Whiteboard scanning and image enhancement", 2007). When the quad cannot
+    tell its focal length (a side pair nearly parallel in the image, or noise on a near head-on
+    view gives no real one), a typical camera's is taken: phones and webcams see 60-75 degrees
+    across the long side, f about 0.8 of it, and a view from straight above gives the quad's own
+    ratio whatever the focal length."""
     h, w = shape[:2]
     size = float(max(h, w))
     m = np.ones((4, 3))
@@ -925,13 +960,10 @@ def _rectified_aspect(q: np.ndarray, shape: tuple[int, ...]) -> float:
     k2 = np.cross(m1, m4) @ m3 / (np.cross(m2, m4) @ m3)
     k3 = np.cross(m1, m4) @ m2 / (np.cross(m3, m4) @ m2)
     n2, n3 = k2 * m2 - m1, k3 * m3 - m1
-    short, long = _side_lengths(q)
-    if abs(n2[2] * n3[2]) < 1e-9:
-        return long / short
-    f2 = -(n2[0] * n3[0] + n2[1] * n3[1]) / (n2[2] * n3[2])
-    if not 0.3**2 < f2 < 5.0**2:  # not a camera: noise on a nearly head-on view
-        return long / short
-    r2 = (n2[0] ** 2 + n2[1] ** 2 + f2 * n2[2] ** 2) / (n3[0] ** 2 + n3[1] ** 2 + f2 * n3[2] ** 2)
+    f2 = -(n2[0] * n3[0] + n2[1] * n3[1]) / (n2[2] * n3[2]) if abs(n2[2] * n3[2]) > 1e-9 else 0.0
+    if not 0.3**2 < f2 < 5.0**2:  # not a camera: the quad cannot tell
+        f2 = TYPICAL_FOCAL**2
+    r2 = (n2[0] ** 2 + n2[1] ** 2 + f2 * n2[2] ** 2) / max(n3[0] ** 2 + n3[1] ** 2 + f2 * n3[2] ** 2, 1e-12)
     r = math.sqrt(max(r2, 1e-12))
     return max(r, 1 / r)
 
