@@ -284,7 +284,7 @@ def _peak_bands(s1: np.ndarray, den: np.ndarray, sure: np.ndarray) -> np.ndarray
     curvature (a Gaussian bump s(x) ~ s1 (1 - x^2 / 2 w^2) at its top), median over the side."""
     w2 = np.divide(s1, -den, out=np.zeros(s1.shape, np.float64), where=sure) * STEP * STEP
     width = np.sqrt(_masked_median(w2, sure, 0.0))
-    return np.maximum(_PEAK_BAND, np.floor(2.0 * width / STEP)).astype(np.int64)
+    return np.maximum(_PEAK_BAND, np.floor(1.75 * width / STEP)).astype(np.int64)
 
 
 def _line_coefficients(pts: np.ndarray, keep: np.ndarray, ref: np.ndarray) -> np.ndarray:
