@@ -264,12 +264,27 @@ def _edge_points(
     inner = (j > 1) & (j < m - 2) & valid
     typical = np.array([0.35 * t for t in _masked_median(s1, inner, 0.0).tolist()], s1.dtype)
     dist = np.abs(_columns(m) - j[..., None])
-    rest = np.where(dist > _PEAK_BAND, np.abs(score), 0.0)
+    rest = np.where(
+        dist > _peak_bands(s1, den, inner & peaked & (s1 > typical[:, None]))[:, None, None],
+        np.abs(score),
+        0.0,
+    )
     strong = inner & (s1 > 1.0) & (s1 > typical[:, None])
     if not np.logical_and.reduce(usable):
         strong &= usable[:, None]
     found = strong & (s1 > 1.4 * np.maximum.reduce(rest, axis=2))
     return _Edges(pts, s1, found, pol, strong, score, dist, rest)
+
+
+def _peak_bands(s1: np.ndarray, den: np.ndarray, sure: np.ndarray) -> np.ndarray:
+    """Per side, how many samples either side of a profile's peak belong to that one edge.
+
+    A sharp edge's derivative is a narrow peak; a defocused or motion-blurred one is a wide bump,
+    and a rival "peak" 1.5 px away would only be its own flank. The width comes from the peaks'
+    curvature (a Gaussian bump s(x) ~ s1 (1 - x^2 / 2 w^2) at its top), median over the side."""
+    w2 = np.divide(s1, -den, out=np.zeros(s1.shape, np.float64), where=sure) * STEP * STEP
+    width = np.sqrt(_masked_median(w2, sure, 0.0))
+    return np.maximum(_PEAK_BAND, np.floor(1.75 * width / STEP)).astype(np.int64)
 
 
 def _line_coefficients(pts: np.ndarray, keep: np.ndarray, ref: np.ndarray) -> np.ndarray:
