@@ -144,3 +144,42 @@ def test_print_of_cards_whose_art_is_unknown_is_no_pawn():
     scene = _six_colours().replace(pawns=())
     image, _, cards, _, _ = _frame(scene, "dark_cloth", 5)
     assert find_pawns(image, cards, arts=[None] * len(cards), nadir_px=_nadir(CAM)) == []
+
+
+@functools.cache
+def _standees_below_the_camera() -> Scene:
+    """Standees straight below the camera, seen edge-on (a thin line on a grey base): on a white
+    face, on a back's printed target of another colour, on a face next to print of its colour."""
+    table = TableMap.from_homography(CAM.image_to_table)
+    nx, ny = (float(v) for v in table.to_mm(np.array([_nadir(CAM)]))[0])
+    cards = (
+        Card(1, "Trapdoor", (nx, ny + 50), 0, True),
+        Card(2, "Bomb", (nx - 70, ny + 5), 0, False),
+        Card(3, "Supply Drop", (nx + 70, ny - 5), 0, True),
+    )
+    pawns = (
+        Pawn("a", "blue", (nx - 4, ny + 38), 1, "standee"),
+        Pawn("b", "orange", (nx - 70, ny + 3), 2, "standee"),
+        Pawn("c", "red", (nx + 64, ny - 2), 3, "standee"),
+    )
+    return Scene(cards=cards, pawns=pawns)
+
+
+def test_standees_straight_below_the_camera_are_on_their_cards():
+    for preset in ("white", "dark_cloth"):
+        image, truth, cards, arts, _ = _frame(_standees_below_the_camera(), preset, 7)
+        nadir = _nadir(CAM)
+        for p in truth["pawns"]:  # the figure shows only its edge: a line a few pixels wide
+            assert np.hypot(p["center_px"][0] - nadir[0], p["center_px"][1] - nadir[1]) < 140
+        seen = find_pawns(image, cards, arts=arts, nadir_px=nadir)
+        assert {p.color: p.card_index for p in seen} == _wanted(truth), preset
+        _near_truth(seen, truth, 12)
+
+
+def test_print_below_the_camera_is_no_edge_on_standee():
+    # Thin lines of print (a crate's planks, frames) near dark print are not a standee's edge.
+    scene = _standees_below_the_camera().replace(pawns=())
+    for preset in ("white", "wood"):
+        image, _, cards, arts, _ = _frame(scene, preset, 7)
+        assert find_pawns(image, cards, arts=arts, nadir_px=_nadir(CAM)) == []
+        assert find_pawns(image, cards, arts=[None] * len(cards), nadir_px=_nadir(CAM)) == []

@@ -61,6 +61,14 @@ PROBE_AREA, PROBE_CONTRAST = 0.35, 0.8
 # surface around - unless that surface is darker than DARK_SURFACE x the blob.
 SHARP_STEP, MIN_SHARP = 60, 0.4
 DARK_SIDE, DARK_SIDE_SURFACE, MIN_DARK, DARK_SURFACE = 0.7, 0.8, 0.08, 0.75
+# A standee seen edge-on (`_edge_on_standees`): its base's radius as a share of a card's side
+# (square root of its area; a 12 mm base by a 63 x 88 mm card), the line's least pixels (x the
+# base radius), least saturation, length range (x radius); the base's radius range (x radius),
+# least fill of its enclosing circle, and (art not known) brightness under that of the card.
+BASE_RADIUS = 0.16
+LINE_MIN_PX, LINE_SATURATION, LINE_LENGTH, LINE_WIDTH = 1.0, 100, (0.8, 3.5), 2.0
+BASE_SIZE, BASE_FILL, BASE_TOL = (0.6, 1.7), 0.55, 25.0
+MAX_LINE_CANDIDATES = 12
 
 
 _SHRUNK_ART: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}  # (art, shrunk)
@@ -243,7 +251,141 @@ def find_pawns(
             if sure is not None:
                 out.append(PawnSighting(name, sure.foot, sure.area, sure.card))
                 break
+    # A standee right below the camera shows only its edge: a thin line on its base.
+    seen = {s.color for s in out}
+    missing = [k for k in range(1, n_cls) if names[k - 1] not in seen]
+    if missing and cards:
+        out += _edge_on_standees(full, missing, card_area)
     return out
+
+
+def _edge_on_standees(fr: _Frame, missing: list[int], card_area: float) -> list[PawnSighting]:
+    """Standees of the colours `missing` seen edge-on (from straight above a flat figure shows
+    only its edge, a thin coloured line): such a line counts where it crosses a base - a disc of
+    a standee base's size that the card's art does not explain (or, on art not known, darker
+    than the card) - and the pawn stands at the disc's centre. Looked for where the shrunk copy
+    shows a little of the colour (leniently saturated: a thin line blurs) on a card."""
+    small, f = fr.small, fr.f
+    radius = BASE_RADIUS * np.sqrt(card_area)
+    hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
+    vivid = cv2.inRange(hsv, (0, LINE_SATURATION, MIN_VALUE), (255, 255, 255))
+    cls = cv2.bitwise_and(cv2.LUT(cv2.extractChannel(hsv, 0), fr.hue_table), vivid)
+    cls = cv2.bitwise_and(cls, cv2.bitwise_not(fr.off))
+    out = []
+    for k in missing:
+        m = cv2.compare(cls, k, cv2.CMP_EQ)
+        n, _, stats, centroids = cv2.connectedComponentsWithStats(m, connectivity=8)
+        if n <= 1:
+            continue
+        sizes = stats[1:, cv2.CC_STAT_AREA] * (f * f)
+        order = [j + 1 for j in np.argsort(-sizes) if sizes[j] <= fr.max_area][:MAX_LINE_CANDIDATES]
+        best = None
+        for j in order:
+            at = (float(centroids[j][0] * f + (f - 1) / 2), float(centroids[j][1] * f + (f - 1) / 2))
+            found = _on_base(fr, k, at, radius)
+            if found is not None and (best is None or found[1] > best[1]):
+                best = found
+        if best is not None:
+            foot, line, card = best
+            out.append(PawnSighting(fr.names[k - 1], foot, line, card))
+    return out
+
+
+def _on_base(
+    fr: _Frame, k: int, at: tuple[float, float], radius: float
+) -> tuple[tuple[float, float], float, int] | None:
+    """(foot, line pixels, card index) of an edge-on standee of colour k near `at` (full
+    resolution), None if there is none: a thin line of the colour, about a base across, lying
+    on a disc of a base's size."""
+    image = fr.image
+    h, w = image.shape[:2]
+    half = int(2.5 * radius) + 2
+    x0, y0 = max(int(at[0]) - half, 0), max(int(at[1]) - half, 0)
+    x1, y1 = min(int(at[0]) + half + 1, w), min(int(at[1]) + half + 1, h)
+    if x1 - x0 < 8 or y1 - y0 < 8:
+        return None
+    roi = image[y0:y1, x0:x1]
+    hsv = cv2.cvtColor(roi, cv2.COLOR_BGR2HSV)
+    vivid = cv2.inRange(hsv, (0, LINE_SATURATION, MIN_VALUE), (255, 255, 255))
+    line = cv2.bitwise_and(
+        cv2.compare(cv2.LUT(cv2.extractChannel(hsv, 0), fr.hue_table), k, cv2.CMP_EQ), vivid
+    )
+    n, labels, stats, centroids = cv2.connectedComponentsWithStats(line, connectivity=8)
+    lab = None
+    best = None
+    for j in 1 + np.argsort(-stats[1:, cv2.CC_STAT_AREA])[:4]:
+        area = float(stats[j, cv2.CC_STAT_AREA])
+        if area < LINE_MIN_PX * radius:
+            break
+        own = cv2.compare(labels, int(j), cv2.CMP_EQ)
+        (_, _), (rw, rh), _ = cv2.minAreaRect(cv2.findNonZero(own))
+        length, width = max(rw, rh), max(min(rw, rh), 1.0)
+        if not (LINE_LENGTH[0] * radius <= length <= LINE_LENGTH[1] * radius) or not (
+            LINE_WIDTH <= width <= length / 3
+        ):
+            continue  # not a figure's edge about a base across
+        if lab is None:
+            lab = cv2.cvtColor(roi, cv2.COLOR_BGR2Lab).astype(np.float32)
+        found = _base_under(lab, own, centroids[j], radius, fr.hue_table, k)
+        if found is not None:
+            best = (found, area, own)
+            break
+    if best is None:
+        return None
+    (cx, cy), area, own = best
+    foot = (float(cx + x0), float(cy + y0))
+    for i in _hit(fr.card_boxes, (int(foot[0]), int(foot[1]), int(foot[0]) + 1, int(foot[1]) + 1)):
+        if cv2.pointPolygonTest(fr.cards[i], foot, False) < 0:
+            continue
+        art = fr.art(i)
+        if art is not None:
+            # On known art the line must be what the art does not show (not print of its colour).
+            gain = fr.gains[i]
+            if gain is None:
+                gain = fr.gains[i] = _gain(fr.small, fr.cards[i], fr.f, art[1])
+            if gain is None:
+                return None
+            warped = _warp_art(art[1], np.asarray(art[0], np.float32) - (x0, y0), (x1 - x0, y1 - y0))
+            printed = cv2.bitwise_and(_art_match(roi, warped, gain, erode=False), own)
+            if cv2.countNonZero(printed) > 0.5 * area:
+                return None
+        return foot, area, i
+    return None
+
+
+def _base_under(
+    lab: np.ndarray, line: np.ndarray, at: np.ndarray, radius: float, hue_table: np.ndarray, k: int
+) -> tuple[float, float] | None:
+    """Centre of the base a thin line (`line`, centred at `at`) lies on, in `lab`'s pixels: the
+    region of one colour - that right beside the line - around it must be a disc of about a
+    base's `radius`. None if it is not."""
+    beside = cv2.subtract(cv2.dilate(line, _disc(3)), cv2.dilate(line, _OPEN))
+    if not cv2.countNonZero(beside):
+        return None
+    ref = np.median(lab[beside > 0], axis=0)
+    # A figure's edge shows against its base, not on more of its own colour (print's shading).
+    ref_bgr = cv2.cvtColor(np.uint8([[np.round(ref)]]), cv2.COLOR_Lab2BGR)
+    if _classes(ref_bgr, hue_table, LINE_SATURATION)[0, 0] == k:
+        return None
+    d = cv2.transform(cv2.multiply(lab - ref, lab - ref), _SUM_BGR)
+    base = cv2.bitwise_or(cv2.compare(d, BASE_TOL * BASE_TOL, cv2.CMP_LT), cv2.dilate(line, _OPEN))
+    base = cv2.morphologyEx(base, cv2.MORPH_OPEN, _OPEN)
+    base = cv2.morphologyEx(base, cv2.MORPH_CLOSE, _CLOSE)
+    contours, _ = cv2.findContours(base, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    lx, ly = float(at[0]), float(at[1])
+    for c in contours:
+        if cv2.pointPolygonTest(c, (lx, ly), False) < 0:
+            continue
+        (cx, cy), r = cv2.minEnclosingCircle(c)
+        a = cv2.contourArea(c)
+        if not (BASE_SIZE[0] * radius <= r <= BASE_SIZE[1] * radius):
+            return None
+        if a < BASE_FILL * np.pi * r * r:
+            return None  # not a disc
+        if np.hypot(cx - lx, cy - ly) > 0.8 * r:
+            return None
+        return float(cx), float(cy)
+    return None
 
 
 def _confirmed(fr: _Frame, b: _Blob) -> _Blob | None:
@@ -308,10 +450,10 @@ def _art_mean(art: np.ndarray) -> np.ndarray:
     return cached[1]
 
 
-def _classes(image: np.ndarray, hue_table: np.ndarray) -> np.ndarray:
+def _classes(image: np.ndarray, hue_table: np.ndarray, min_saturation: int = MIN_SATURATION) -> np.ndarray:
     """Per pixel: 1 + the index of its player colour, 0 for none (too grey or too dark)."""
     hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
-    vivid = cv2.inRange(hsv, (0, MIN_SATURATION, MIN_VALUE), (255, 255, 255))
+    vivid = cv2.inRange(hsv, (0, min_saturation, MIN_VALUE), (255, 255, 255))
     return cv2.bitwise_and(cv2.LUT(cv2.extractChannel(hsv, 0), hue_table), vivid)
 
 
