@@ -201,6 +201,7 @@ class CardDetector:
         rep_areas = np.zeros(0)
         blobs: list[np.ndarray] = []
         unions: list[np.ndarray] = []  # blobs of several things: maybe a card partly under another
+        cut_quads: list[np.ndarray] = []  # not card-shaped, on the frame's edge: maybe a card cut by it
         lo_aspect, hi_aspect = s.aspect_range_px[0] * 0.8, s.aspect_range_px[1] * 1.2
         for m, mode in _candidate_maps(small):
             contours, _ = cv2.findContours(m, mode, cv2.CHAIN_APPROX_SIMPLE)
@@ -218,12 +219,15 @@ class CardDetector:
                     short, long = _side_lengths(q)
                     if short * scale < min_side:
                         continue
+                    qf = q * scale + (scale - 1) / 2
                     if not lo_aspect < long / max(short, 1e-6) < hi_aspect and (
                         self.table is not None
                         or not lo_aspect < _rectified_aspect(q, small.shape) < hi_aspect
                     ):
+                        # The part in view of a card running off the frame has any shape.
+                        if self.table is not None and _frame_side(qf, image.shape, 3.0 * scale + 3.0):
+                            cut_quads.append(qf)
                         continue
-                    qf = q * scale + (scale - 1) / 2
                     # The same card from another map: its corners agree to a few px and its
                     # area closely (an inner frame of a printed border is a few % smaller).
                     tol = max(2.0 * scale, 0.06 * short * scale)
@@ -264,7 +268,7 @@ class CardDetector:
         if under:
             cards = self._select(cards + under, image)
         if self.table is not None:
-            cut = self._cut_by_frame(image, [q for g in groups for q in g], scale, cards)
+            cut = self._cut_by_frame(image, [q for g in groups for q in g] + cut_quads, scale, cards)
             if cut:
                 cards = self._select(cards + cut, image)
         if self.table is None:
@@ -589,8 +593,8 @@ class CardDetector:
     ) -> list[CardCandidate]:
         """Cards running off the frame, from rough quads (full-size px) with a side on the frame's
         edge that no found card explains."""
-        h, w = image.shape[:2]
-        near = 1.5 * scale + 1.5
+        # A blob's outline keeps a few px off the frame's edge (the maps' dilation and opening).
+        near = 3.0 * scale + 3.0
         out: list[CardCandidate] = []
         done: list[np.ndarray] = []
         # The table is what lies around the cards found: the frame's border may show the floor
@@ -600,12 +604,7 @@ class CardDetector:
             around = [_outline_colours(image, c.corners_px, _side_lengths(c.corners_px)[0])[1] for c in cards]
             table = np.median(np.concatenate(around), axis=0)
         for q in quads:
-            side = None
-            for i in range(4):
-                a, b = q[i], q[(i + 1) % 4]
-                for axis, lim in ((0, -0.5), (0, w - 0.5), (1, -0.5), (1, h - 0.5)):
-                    if abs(a[axis] - lim) < near and abs(b[axis] - lim) < near:
-                        side = (i, axis, lim)
+            side = _frame_side(q, image.shape, near)
             if side is None:
                 continue
             ctr = q.mean(axis=0)
@@ -710,7 +709,11 @@ class CardDetector:
         inside, outside = _outline_colours(image, c, short_px)
         din = np.linalg.norm(inside - table, axis=1)[[i1, i2, i3]]
         dout = np.linalg.norm(outside - table, axis=1)[[i1, i2, i3]]
-        if np.any(dout > 30.0 + 0.2 * din):
+        # One side running off the frame may touch another card (cards close together); a printed
+        # frame or the gap between cards has the wrong thing outside on all of them. The far side
+        # places the card along its length: it must be the card's edge.
+        off = dout > 30.0 + 0.2 * din
+        if off[1] or off.sum() > 1:
             return []
         new = c.copy()
         sig = fit.sigma_px.copy()
@@ -879,6 +882,20 @@ class CardDetector:
             done.append(q)
             res.extend(self._refine(image, q, reach=0.06 * np.linalg.norm(b[1] - b[0]) / k + 4))
         return res
+
+
+def _frame_side(q: np.ndarray, shape: tuple[int, ...], near: float) -> tuple[int, int, float] | None:
+    """(side index, axis, coordinate) of a side of the quad q (full-size px) lying on the frame's
+    edge, within `near` px; None if no side does."""
+    h, w = shape[:2]
+    side = None
+    for i in range(4):
+        a, b = q[i], q[(i + 1) % 4]
+        for axis, lim, out in ((0, -0.5, -1), (0, w - 0.5, 1), (1, -0.5, -1), (1, h - 0.5, 1)):
+            # Within `near` of the edge or beyond it (a blob's box may reach past the frame).
+            if out * (a[axis] - lim) > -near and out * (b[axis] - lim) > -near:
+                side = (i, axis, lim)
+    return side
 
 
 def _seen_support(fit: QuadFit, shape: tuple[int, ...]) -> list[float]:
