@@ -136,6 +136,16 @@ def test_cards_half_out_of_the_frame(preset, cards, tol_px):
     assert not want & set(_missed(cards, preset, tol_px))
 
 
+def test_two_backs_at_right_angles_touching_on_dark_cloth():
+    # Their light rims merge into one L-shaped blob (3/4 of its hull): no rough quad of one card
+    # comes out of it; each card is read from the straight stretches of the blob's outline.
+    cards = [
+        Card(7, "Supply Drop", (575.76, 242.6), 92.86, False),
+        Card(10, "Rocket Boots", (653.03, 199.34), 0.73, False),
+    ]
+    assert _missed(cards, "dark_cloth") == []
+
+
 # --- Without a calibration -------------------------------------------------------------------
 
 REAL = Path(__file__).resolve().parents[2] / "shared" / "real_photos"

@@ -550,6 +550,9 @@ class CardDetector:
         found = cv2.dilate(found, np.ones((5, 5), np.uint8))
         areas = [c.area_px / scale**2 for c in cards]
         typical = float(np.median(areas)) if cards else 0.0
+        # Two cards at right angles, touching, fill only about 3/4 of their hull. With card sizes
+        # in mm every card read from the sides is checked against them: such blobs are read too.
+        solid = 0.8 if self.table is None else 0.65
         out: list[CardCandidate] = []
         done: list[np.ndarray] = []
         for cnt in blobs:
@@ -583,7 +586,7 @@ class CardDetector:
                             image, box * scale + (scale - 1) / 2, reach=3.0 * scale + 3.0, grow=False
                         )
                     )
-                elif 1.2 * typical < ra < 5 * typical and ra > 0.8 * cv2.contourArea(hull):
+                elif 1.2 * typical < ra < 5 * typical and ra > solid * cv2.contourArea(hull):
                     # Solid like a few cards side by side (grain and shadows are not): read its sides.
                     out.extend(c for c in self._from_sides(image, r, scale, cards + out) if c.score >= 0.5)
         return out
@@ -773,6 +776,13 @@ class CardDetector:
         x, y, w, h = cv2.boundingRect(cnt)
         mask = np.zeros((h + 2, w + 2), np.uint8)
         cv2.drawContours(mask, [cnt - [x - 1, y - 1]], -1, 255, -1)
+        # What a card of this blob may cover (small px): the blob, and the found cards (a card
+        # partly under one of them).
+        seen = np.zeros((round(image.shape[0] / scale), round(image.shape[1] / scale)), np.uint8)
+        cv2.drawContours(seen, [cnt], -1, 255, -1)
+        for c in known:
+            q = (c.corners_px - (scale - 1) / 2) / scale
+            cv2.fillPoly(seen, [np.round(q * 16).astype(np.int32)], 255, cv2.LINE_8, shift=4)
         out: list[CardCandidate] = []
         tried: list[np.ndarray] = []
         lengths = np.linalg.norm(np.roll(pts, -1, axis=0) - pts, axis=1)
@@ -814,6 +824,8 @@ class CardDetector:
                         continue
                     if any(np.max(np.abs(qf - o)) < 0.15 * es * scale for o in tried):
                         continue
+                    if _share_inside(seen, q) < 0.7:
+                        continue  # mostly on the table: not a card of this blob (or under a found one)
                     tried.append(qf)
                     if len(tried) > 16:
                         return out
@@ -1089,6 +1101,18 @@ def _table_colour(small: np.ndarray) -> np.ndarray:
         ]
     )
     return np.median(band, axis=0).astype(np.float32)
+
+
+def _share_inside(mask: np.ndarray, q: np.ndarray) -> float:
+    """The share of the quad q (px of `mask`) that lies on the mask's set pixels."""
+    x0, y0 = np.floor(q.min(axis=0)).astype(int)
+    x1, y1 = np.ceil(q.max(axis=0)).astype(int) + 1
+    poly = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillPoly(poly, [np.round((q - [x0, y0]) * 16).astype(np.int32)], 255, cv2.LINE_8, shift=4)
+    total = cv2.countNonZero(poly)
+    if total == 0:
+        return 0.0
+    return cv2.countNonZero(poly & _pad_crop(mask, x0, y0, x1 - x0, y1 - y0)) / total
 
 
 def _pad_crop(img: np.ndarray, x: int, y: int, w: int, h: int) -> np.ndarray:
