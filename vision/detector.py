@@ -550,9 +550,6 @@ class CardDetector:
         found = cv2.dilate(found, np.ones((5, 5), np.uint8))
         areas = [c.area_px / scale**2 for c in cards]
         typical = float(np.median(areas)) if cards else 0.0
-        # Two cards at right angles, touching, fill only about 3/4 of their hull. With card sizes
-        # in mm every card read from the sides is checked against them: such blobs are read too.
-        solid = 0.8 if self.table is None else 0.65
         out: list[CardCandidate] = []
         done: list[np.ndarray] = []
         for cnt in blobs:
@@ -566,7 +563,14 @@ class CardDetector:
                 continue  # a lone blob the size of one card was judged already
             m = np.zeros((h + 2, w + 2), np.uint8)
             cv2.drawContours(m, [cnt - [x - 1, y - 1]], -1, 255, -1)
-            m &= ~_pad_crop(found, x - 1, y - 1, w + 2, h + 2)
+            cut = _pad_crop(found, x - 1, y - 1, w + 2, h + 2)
+            # Two cards at right angles, touching, fill only about 3/4 of their hull. With card
+            # sizes in mm every card read from the sides is checked against them: such a blob is
+            # read too when found cards cover little of it (a rest around found cards is ragged
+            # where they were cut out; a neighbour may just touch it).
+            covered = cv2.countNonZero(m & cut) > 0.1 * cv2.countNonZero(m)
+            solid = 0.65 if self.table is not None and not covered else 0.8
+            m &= ~cut
             m = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
             rest, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
             for r in rest:
