@@ -201,6 +201,7 @@ class CardDetector:
         rep_areas = np.zeros(0)
         blobs: list[np.ndarray] = []
         unions: list[np.ndarray] = []  # blobs of several things: maybe a card partly under another
+        cut_quads: list[np.ndarray] = []  # not card-shaped, on the frame's edge: maybe a card cut by it
         lo_aspect, hi_aspect = s.aspect_range_px[0] * 0.8, s.aspect_range_px[1] * 1.2
         for m, mode in _candidate_maps(small):
             contours, _ = cv2.findContours(m, mode, cv2.CHAIN_APPROX_SIMPLE)
@@ -218,12 +219,15 @@ class CardDetector:
                     short, long = _side_lengths(q)
                     if short * scale < min_side:
                         continue
+                    qf = q * scale + (scale - 1) / 2
                     if not lo_aspect < long / max(short, 1e-6) < hi_aspect and (
                         self.table is not None
                         or not lo_aspect < _rectified_aspect(q, small.shape) < hi_aspect
                     ):
+                        # The part in view of a card running off the frame has any shape.
+                        if self.table is not None and _frame_side(qf, image.shape, 3.0 * scale + 3.0):
+                            cut_quads.append(qf)
                         continue
-                    qf = q * scale + (scale - 1) / 2
                     # The same card from another map: its corners agree to a few px and its
                     # area closely (an inner frame of a printed border is a few % smaller).
                     tol = max(2.0 * scale, 0.06 * short * scale)
@@ -264,7 +268,7 @@ class CardDetector:
         if under:
             cards = self._select(cards + under, image)
         if self.table is not None:
-            cut = self._cut_by_frame(image, [q for g in groups for q in g], scale, cards)
+            cut = self._cut_by_frame(image, [q for g in groups for q in g] + cut_quads, scale, cards)
             if cut:
                 cards = self._select(cards + cut, image)
         if self.table is None:
@@ -559,7 +563,14 @@ class CardDetector:
                 continue  # a lone blob the size of one card was judged already
             m = np.zeros((h + 2, w + 2), np.uint8)
             cv2.drawContours(m, [cnt - [x - 1, y - 1]], -1, 255, -1)
-            m &= ~_pad_crop(found, x - 1, y - 1, w + 2, h + 2)
+            cut = _pad_crop(found, x - 1, y - 1, w + 2, h + 2)
+            # Two cards at right angles, touching, fill only about 3/4 of their hull. With card
+            # sizes in mm every card read from the sides is checked against them: such a blob is
+            # read too when found cards cover little of it (a rest around found cards is ragged
+            # where they were cut out; a neighbour may just touch it).
+            covered = cv2.countNonZero(m & cut) > 0.1 * cv2.countNonZero(m)
+            solid = 0.65 if self.table is not None and not covered else 0.8
+            m &= ~cut
             m = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
             rest, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
             for r in rest:
@@ -579,7 +590,7 @@ class CardDetector:
                             image, box * scale + (scale - 1) / 2, reach=3.0 * scale + 3.0, grow=False
                         )
                     )
-                elif 1.2 * typical < ra < 5 * typical and ra > 0.8 * cv2.contourArea(hull):
+                elif 1.2 * typical < ra < 5 * typical and ra > solid * cv2.contourArea(hull):
                     # Solid like a few cards side by side (grain and shadows are not): read its sides.
                     out.extend(c for c in self._from_sides(image, r, scale, cards + out) if c.score >= 0.5)
         return out
@@ -589,8 +600,8 @@ class CardDetector:
     ) -> list[CardCandidate]:
         """Cards running off the frame, from rough quads (full-size px) with a side on the frame's
         edge that no found card explains."""
-        h, w = image.shape[:2]
-        near = 1.5 * scale + 1.5
+        # A blob's outline keeps a few px off the frame's edge (the maps' dilation and opening).
+        near = 3.0 * scale + 3.0
         out: list[CardCandidate] = []
         done: list[np.ndarray] = []
         # The table is what lies around the cards found: the frame's border may show the floor
@@ -600,12 +611,7 @@ class CardDetector:
             around = [_outline_colours(image, c.corners_px, _side_lengths(c.corners_px)[0])[1] for c in cards]
             table = np.median(np.concatenate(around), axis=0)
         for q in quads:
-            side = None
-            for i in range(4):
-                a, b = q[i], q[(i + 1) % 4]
-                for axis, lim in ((0, -0.5), (0, w - 0.5), (1, -0.5), (1, h - 0.5)):
-                    if abs(a[axis] - lim) < near and abs(b[axis] - lim) < near:
-                        side = (i, axis, lim)
+            side = _frame_side(q, image.shape, near)
             if side is None:
                 continue
             ctr = q.mean(axis=0)
@@ -710,7 +716,11 @@ class CardDetector:
         inside, outside = _outline_colours(image, c, short_px)
         din = np.linalg.norm(inside - table, axis=1)[[i1, i2, i3]]
         dout = np.linalg.norm(outside - table, axis=1)[[i1, i2, i3]]
-        if np.any(dout > 30.0 + 0.2 * din):
+        # One side running off the frame may touch another card (cards close together); a printed
+        # frame or the gap between cards has the wrong thing outside on all of them. The far side
+        # places the card along its length: it must be the card's edge.
+        off = dout > 30.0 + 0.2 * din
+        if off[1] or off.sum() > 1:
             return []
         new = c.copy()
         sig = fit.sigma_px.copy()
@@ -770,6 +780,13 @@ class CardDetector:
         x, y, w, h = cv2.boundingRect(cnt)
         mask = np.zeros((h + 2, w + 2), np.uint8)
         cv2.drawContours(mask, [cnt - [x - 1, y - 1]], -1, 255, -1)
+        # What a card of this blob may cover (small px): the blob, and the found cards (a card
+        # partly under one of them).
+        seen = np.zeros((round(image.shape[0] / scale), round(image.shape[1] / scale)), np.uint8)
+        cv2.drawContours(seen, [cnt], -1, 255, -1)
+        for c in known:
+            q = (c.corners_px - (scale - 1) / 2) / scale
+            cv2.fillPoly(seen, [np.round(q * 16).astype(np.int32)], 255, cv2.LINE_8, shift=4)
         out: list[CardCandidate] = []
         tried: list[np.ndarray] = []
         lengths = np.linalg.norm(np.roll(pts, -1, axis=0) - pts, axis=1)
@@ -811,6 +828,8 @@ class CardDetector:
                         continue
                     if any(np.max(np.abs(qf - o)) < 0.15 * es * scale for o in tried):
                         continue
+                    if _share_inside(seen, q) < 0.7:
+                        continue  # mostly on the table: not a card of this blob (or under a found one)
                     tried.append(qf)
                     if len(tried) > 16:
                         return out
@@ -879,6 +898,20 @@ class CardDetector:
             done.append(q)
             res.extend(self._refine(image, q, reach=0.06 * np.linalg.norm(b[1] - b[0]) / k + 4))
         return res
+
+
+def _frame_side(q: np.ndarray, shape: tuple[int, ...], near: float) -> tuple[int, int, float] | None:
+    """(side index, axis, coordinate) of a side of the quad q (full-size px) lying on the frame's
+    edge, within `near` px; None if no side does."""
+    h, w = shape[:2]
+    side = None
+    for i in range(4):
+        a, b = q[i], q[(i + 1) % 4]
+        for axis, lim, out in ((0, -0.5, -1), (0, w - 0.5, 1), (1, -0.5, -1), (1, h - 0.5, 1)):
+            # Within `near` of the edge or beyond it (a blob's box may reach past the frame).
+            if out * (a[axis] - lim) > -near and out * (b[axis] - lim) > -near:
+                side = (i, axis, lim)
+    return side
 
 
 def _seen_support(fit: QuadFit, shape: tuple[int, ...]) -> list[float]:
@@ -1072,6 +1105,18 @@ def _table_colour(small: np.ndarray) -> np.ndarray:
         ]
     )
     return np.median(band, axis=0).astype(np.float32)
+
+
+def _share_inside(mask: np.ndarray, q: np.ndarray) -> float:
+    """The share of the quad q (px of `mask`) that lies on the mask's set pixels."""
+    x0, y0 = np.floor(q.min(axis=0)).astype(int)
+    x1, y1 = np.ceil(q.max(axis=0)).astype(int) + 1
+    poly = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillPoly(poly, [np.round((q - [x0, y0]) * 16).astype(np.int32)], 255, cv2.LINE_8, shift=4)
+    total = cv2.countNonZero(poly)
+    if total == 0:
+        return 0.0
+    return cv2.countNonZero(poly & _pad_crop(mask, x0, y0, x1 - x0, y1 - y0)) / total
 
 
 def _pad_crop(img: np.ndarray, x: int, y: int, w: int, h: int) -> np.ndarray:
