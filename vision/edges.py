@@ -469,7 +469,7 @@ def _own_edge_shifts(img, lines: _Lines, out, p0, p1, pol, ns, width, px_per_mm:
     # one step is worth refining (most candidate quads of a frame are not cards).
     g0 = np.einsum("km,kmr->kr", grey, maps)
     band0, far0 = g0[:, 0] + g0[:, 1], g0[:, 0] + g0[:, 1] + g0[:, 2]
-    r = np.flatnonzero((ssr[np.arange(k), best] < 0.7 * one) & (band0 < far0) & (band0 > 0.2 * far0))
+    r = np.flatnonzero((ssr[np.arange(k), best] < 0.5 * one) & (band0 < far0) & (band0 > 0.2 * far0))
     shifts = np.zeros(k)
     if not len(r):
         return shifts
