@@ -52,6 +52,32 @@ def test_corners_from_a_rough_quad_land_on_the_true_corners(preset):
             assert (err < 3 * fit.sigma_px).all()
 
 
+# On a white table a card's soft shadow is about as dark as a grey card back beside it, and dips
+# below a white border: the steepest change there is the shadow's far flank (a back was fitted
+# ~2 px outside its edge) or a mix of edge and shadow (a white border ~0.6 px inside). The
+# card's own edge must be found beside it. At this camera 1 px is ~0.5 mm, the goal
+# for the corner RMS.
+WHITE_TABLE_DOWN_PX = 1.0
+WHITE_TABLE_UP_PX = 0.55
+
+
+@pytest.mark.parametrize(
+    "card_id, bound", [(4, WHITE_TABLE_DOWN_PX), (1, WHITE_TABLE_UP_PX), (3, WHITE_TABLE_UP_PX)]
+)
+def test_on_a_white_table_the_card_ends_at_its_own_edge_not_its_shadow(card_id, bound):
+    frame = _frame("white")
+    i, card = next((i, c) for i, c in enumerate(frame.truth["cards"]) if c["id"] == card_id)
+    true_px = np.array(card["corners_px"])
+    for reach in (2.5, REACH_PX):  # the detector's closest look, and this file's usual one
+        for trial in range(3):
+            fit = refine_quad(frame.image, _rough(true_px, 100 * i + trial), reach)
+            assert fit is not None, f"card {card_id} ({card['face']}) not fitted on white"
+            err = np.linalg.norm(fit.corners - true_px, axis=1)
+            assert err.max() < bound, (
+                f"card {card_id} ({card['face']}) on white: corner errors {err.round(3)}"
+            )
+
+
 def test_sigma_is_positive_finite_and_at_least_the_floor():
     frame = _frame("wood")
     for i, card in enumerate(frame.truth["cards"]):

@@ -2,8 +2,11 @@
 
 Along each side (its rounded corners left out) we sample short intensity profiles across the
 edge, find where the colour changes fastest with the polarity the side has (card -> outside),
-and fit a line to those points robustly. The sharp corners are the intersections of adjacent
-lines (DESIGN.md); each corner's uncertainty follows from the residuals of its two lines.
+and fit a line to those points robustly. Where a shadow can hide or double the card's edge (the
+card darker than the table or hardly lighter: white tables), the side's mean profile is then
+fitted with card | band | table and the line moved to the card's own step. The sharp corners are
+the intersections of adjacent lines (DESIGN.md); each corner's uncertainty follows from the
+residuals of its two lines.
 
 The detector calls this dozens of times per frame, so the four sides are handled together:
 one `cv2.remap` samples every profile of a pass, and the per-side statistics (medians, trimmed
@@ -73,6 +76,8 @@ class _Edges:
     score: np.ndarray  # k x n x m, the profiles' derivative along the polarity
     dist: np.ndarray  # k x n x m, samples from each profile's peak
     rest: np.ndarray  # k x n x m, |score| away from the peak
+    inside: np.ndarray  # k, grey level on the card's side of the edge
+    beyond: np.ndarray  # k, grey level beyond the edge
 
     def found_thin(self) -> np.ndarray:
         """`found`, where the other flank of a thin line next to the edge (the gap to a touching
@@ -104,6 +109,19 @@ class _Lines:
     def rows(self, rows: np.ndarray) -> _Lines:
         return _Lines(*(getattr(self, f.name)[rows] for f in fields(self)))
 
+    def shifted(self, shift: np.ndarray, out: np.ndarray) -> _Lines:
+        """These lines moved `shift` px (per side) along their normals towards `out`; the points'
+        distances stay those from the fitted lines (they measure the fit's scatter)."""
+        coef = self.coef.copy()
+        dx, dy = coef[:, 2], coef[:, 3]
+        sign = np.where(out[:, 0] * -dy + out[:, 1] * dx < 0, -1.0, 1.0)
+        coef[:, 0] += sign * shift * -dy
+        coef[:, 1] += sign * shift * dx
+        cx, cy = coef[:, 0], coef[:, 1]
+        coef[:, 4] = cx * dy - cy * dx
+        coef[:, 7] = -cx * dx - cy * dy
+        return _Lines(coef, self.pts, self.keep, self.dist, self.ok)
+
     def replaced(self, rows: np.ndarray, other: _Lines, other_rows: np.ndarray) -> _Lines:
         """These lines with `rows` replaced by `other`'s `other_rows`."""
         out = {}
@@ -134,6 +152,13 @@ def _positions(ns: tuple[int, ...], width: int) -> tuple[np.ndarray, np.ndarray]
 @lru_cache(maxsize=256)
 def _offsets(reach: float) -> np.ndarray:
     return _frozen(np.arange(-reach, reach + STEP / 2, STEP))
+
+
+@lru_cache(maxsize=256)
+def _quarters(m: int) -> np.ndarray:
+    """Indices of a profile's first and last quarters (2 x q)."""
+    q = max(2, m // 4)
+    return _frozen(np.array([np.arange(q), np.arange(m - q, m)]))
 
 
 @lru_cache(maxsize=256)
@@ -273,7 +298,10 @@ def _edge_points(
     if not np.logical_and.reduce(usable):
         strong &= usable[:, None]
     found = strong & (s1 > 1.4 * np.maximum.reduce(rest, axis=2))
-    return _Edges(pts, s1, found, pol, strong, score, dist, rest)
+    # Grey levels of the profiles' first and last quarters, median over the side.
+    ends = prof.reshape(k, width, m, nc)[:, :, _quarters(m)].mean(axis=3)  # k x n x 2 x C
+    inside, beyond = _masked_median(ends.mean(axis=3).transpose(2, 0, 1), valid, 0.0)
+    return _Edges(pts, s1, found, pol, strong, score, dist, rest, inside, beyond)
 
 
 def _peak_bands(s1: np.ndarray, den: np.ndarray, sure: np.ndarray) -> np.ndarray:
@@ -355,6 +383,190 @@ def _rim_inner_flanks(img, lines: _Lines, out, p0, p1, pol, ns, width, contrast)
     rim = _robust_lines(e.pts, e.found, dd)
     parallel = np.abs((rim.d * dd).sum(axis=1)) >= 0.999
     return e, rim, strong & rim.ok & (rim.keep.sum(axis=1) >= 0.5 * ns) & parallel
+
+
+# ---- the card's own edge next to its shadow ----------------------------------------------------
+# Beside a card on a table the profile across its edge has a third level: the card's shadow, or
+# its cut edge (a dark line on every side in real photos of cards on white), or a softer darker
+# band on the side away from the light. Where the card and the table differ by no more than such
+# a shadow darkens the table (a grey back or a white card on a white table), the steepest change
+# is that band's far flank or a mix of both: on rendered white tables a grey back was fitted
+# 0.4-2 px outside its edge and a white border 0.4 px inside. So on such a side the profile,
+# averaged along the fitted line, is fitted with two blurred steps, card | band | table:
+#     p(x) = a + b * Phi((x - e) / s) + c * Phi((x - e - w) / (k * s))
+# (the band's outer flank, a soft shadow's, may be blurrier) and the card ends at e, the step
+# nearest its inside. A coarse grid of (e, w, s, k), whose levels a, b, c are linear fits with
+# cached designs, gives the start; Levenberg-Marquardt refines all seven. The line moves to e
+# only when the band looks like a shadow (darker than the table beyond it, not black) and
+# explains the profile much better than one step does. A band much narrower than the blur
+# cannot be told from a shifted step at all; that case keeps its bias (a fraction of a pixel).
+MAX_SHADOW = 0.6  # darkest shadow, relative to the table
+LIGHTER_CARD = 0.15  # a card lighter than the table by more than this has an edge no shadow hides
+MODEL_SAMPLES = 42  # profile samples across the edge
+MODEL_INSIDE = 17  # of them inside the fitted line: ~2.2 mm, short of a card's printed border
+MODEL_STEP_MM = 0.13  # sample spacing in card mm, at least 0.25 px
+_E_GRID = np.arange(-10, 11)  # where the card's edge may be, samples from the fitted line
+_W_GRID = (2, 3, 4, 6, 9, 13)  # width of the band beyond it, samples
+_K_GRID = (1.0, 2.0)  # the band's outer blur over the card edge's
+_S_GRID = (1.5, 2.5, 4.0, 6.0)  # blur of the card's edge, samples
+_NJ = 1 + len(_W_GRID) * len(_K_GRID)  # models per (s, e): one step, then the banded ones
+_LM_ITERS = 4
+
+
+@lru_cache(maxsize=2)
+def _step_models(m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The coarse grid (every other e): for each model an orthonormal basis of its levels (m x 3
+    columns each; a one-step model's third is zero), the map from a profile to its levels a, b, c
+    (same layout), its parameters (e, w, s, k) and whether it is a one-step model."""
+    from scipy.special import ndtr
+
+    x = np.arange(m) - MODEL_INSIDE
+    q, pinv, params = [], [], []
+    for s in _S_GRID:
+        for e in _E_GRID[::2].tolist():
+            first = ndtr((x - e) / s)
+            for w, k in [(0, 1.0)] + [(w, k) for w in _W_GRID for k in _K_GRID]:
+                d = np.stack([np.ones(m), first, ndtr((x - e - w) / (k * s)) if w else np.zeros(m)])
+                r = 3 if w else 2
+                qi, ri = np.linalg.qr(d[:r].T)
+                qq, pp = np.zeros((3, m)), np.zeros((3, m))
+                qq[:r], pp[:r] = qi.T, np.linalg.solve(ri, qi.T)
+                q.append(qq)
+                pinv.append(pp)
+                params.append((float(e), float(w), s, k))
+    params_arr = np.array(params)
+    return (
+        _frozen(np.concatenate(q).T.copy()),
+        _frozen(np.concatenate(pinv).T.copy()),
+        _frozen(params_arr),
+        _frozen(params_arr[:, 1] == 0),
+    )
+
+
+def _own_edge_shifts(img, lines: _Lines, out, p0, p1, pol, ns, width, px_per_mm: float) -> np.ndarray:
+    """Per side, how far (px, outward) the card's own edge lies from its fitted line; 0 where the
+    profile is one plain step (the line is on it) or too unclear to say."""
+    from scipy.special import ndtr
+
+    k = len(p0)
+    c, dd = lines.c, lines.d
+    normal = np.stack([-dd[:, 1], dd[:, 0]], axis=1)
+    normal[np.add.reduce(normal * out, axis=1) < 0] *= -1
+    a = c + np.add.reduce((p0 - c) * dd, axis=1)[:, None] * dd
+    b = c + np.add.reduce((p1 - c) * dd, axis=1)[:, None] * dd
+    t, valid = _positions(tuple(ns.tolist()), width)
+    base = a[:, :, None] + (b - a)[:, :, None] * t  # k x 2 x n
+    h = max(0.25, MODEL_STEP_MM * px_per_mm)
+    m = MODEL_SAMPLES
+    offs = (np.arange(m) - MODEL_INSIDE) * h
+    across = (base.transpose(1, 0, 2)[..., None] + offs * normal.T[:, :, None, None]).astype(np.float32)
+    sampled = cv2.remap(
+        img,
+        across[0].reshape(-1, m),
+        across[1].reshape(-1, m),
+        cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_REPLICATE,
+    ).reshape(k, width, m, -1)
+    nc = sampled.shape[3]
+    wgt = (lines.keep & valid).astype(np.float32)
+    wgt /= np.maximum(np.add.reduce(wgt, axis=1), 1)[:, None]
+    # Mean profiles over the side's inliers: along the polarity (the fit) and grey (the shadow test).
+    y = np.einsum("knmc,kc,kn->km", sampled, pol.astype(np.float32), wgt).astype(np.float64)
+    grey = np.einsum("knmc,kn->km", sampled, wgt).astype(np.float64) / nc
+    q, pinv, params, one_step = _step_models(m)
+    proj = (y @ q).reshape(k, -1, 3)
+    ssr = np.add.reduce(y * y, axis=1)[:, None] - np.add.reduce(proj * proj, axis=2)  # k x models
+    one = np.where(one_step, ssr, np.inf).min(axis=1)
+    best = np.where(one_step, np.inf, ssr).argmin(axis=1)
+    maps = pinv.reshape(m, -1, 3)[:, best].transpose(1, 0, 2)  # k x m x 3
+    lv = np.einsum("km,kmr->kr", y, maps)
+    # Only a side whose best grid model already has a shadow-like band that fits much better than
+    # one step is worth refining (most candidate quads of a frame are not cards).
+    g0 = np.einsum("km,kmr->kr", grey, maps)
+    band0, far0 = g0[:, 0] + g0[:, 1], g0[:, 0] + g0[:, 1] + g0[:, 2]
+    r = np.flatnonzero((ssr[np.arange(k), best] < 0.5 * one) & (band0 < far0) & (band0 > 0.2 * far0))
+    shifts = np.zeros(k)
+    if not len(r):
+        return shifts
+    theta, ssr_fit = _fit_band(y[r], np.concatenate([lv[r], params[best[r]]], axis=1))
+    e, w, s1, s2 = theta[:, 3:4], theta[:, 4:5], theta[:, 5:6], theta[:, 5:6] * theta[:, 6:7]
+    # The band's grey levels under the fitted shape: is it a shadow?
+    x = np.arange(m) - MODEL_INSIDE
+    basis = np.stack([np.ones((len(r), m)), ndtr((x - e) / s1), ndtr((x - e - w) / s2)], axis=2)
+    gl = np.linalg.solve(
+        np.einsum("kmi,kmj->kij", basis, basis) + 1e-9 * np.eye(3),
+        np.einsum("kmi,km->ki", basis, grey[r])[..., None],
+    )[..., 0]
+    v_band, v_far = gl[:, 0] + gl[:, 1], gl[:, 0] + gl[:, 1] + gl[:, 2]
+    ok = (
+        (v_band < v_far)
+        & (v_band > (1 - MAX_SHADOW) * v_far)
+        & (ssr_fit < 0.5 * one[r])
+        & (np.abs(theta[:, 1]) >= 3.0)
+        & (np.abs(theta[:, 2]) >= 3.0)
+        & (np.abs(e[:, 0]) <= _E_GRID[-1])
+    )
+    if np.logical_or.reduce(ok):
+        # The card's edge is blurred alike on every side (one camera, one card): a side whose
+        # fit needs a much blurrier edge than the others is some other profile (a neighbour's
+        # edge in a narrow gap, a varying band) the model does not describe.
+        ok &= s1[:, 0] <= 1.6 * np.median(s1[ok, 0])
+    shifts[r[ok]] = e[ok, 0] * h
+    return shifts
+
+
+def _fit_band(y: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Levenberg-Marquardt fit of the card | band | table model to profiles y (g x m) from theta
+    (g x 7: a, b, c, e, w, s, k; the band's outer blur is k * s); theta and the residual sums of
+    squares."""
+    from scipy.special import ndtr
+
+    x = np.arange(y.shape[1]) - MODEL_INSIDE
+    th = theta.copy()
+    th[:, 6] = np.log(theta[:, 6] * theta[:, 5])  # the outer blur itself, and both as logs
+    th[:, 5] = np.log(theta[:, 5])
+    root = 1 / math.sqrt(2 * math.pi)
+
+    def model(t):
+        s1, s2 = np.exp(t[:, 5:6]), np.exp(t[:, 6:7])
+        u1 = (x - t[:, 3:4]) / s1
+        u2 = (x - t[:, 3:4] - t[:, 4:5]) / s2
+        f1, f2 = ndtr(u1), ndtr(u2)
+        r = t[:, 0:1] + t[:, 1:2] * f1 + t[:, 2:3] * f2 - y
+        g1 = np.exp(-0.5 * u1 * u1) * (t[:, 1:2] * root)
+        g2 = np.exp(-0.5 * u2 * u2) * (t[:, 2:3] * root)
+        jac = np.stack([np.ones_like(f1), f1, f2, -g1 / s1 - g2 / s2, -g2 / s2, -g1 * u1, -g2 * u2], axis=2)
+        return r, jac
+
+    r, jac = model(th)
+    cost = np.add.reduce(r * r, axis=1)
+    lam = np.full(len(y), 1e-3)
+    eye = np.eye(7)
+    lo, hi = math.log(0.5), math.log(12.0)
+    for _ in range(_LM_ITERS):
+        jt = jac.transpose(0, 2, 1)
+        jtj = jt @ jac
+        step = np.linalg.solve(jtj + lam[:, None, None] * (jtj * eye + 1e-9 * eye), -(jt @ r[..., None]))[
+            ..., 0
+        ]
+        trial = th + step
+        np.clip(trial[:, 5:7], lo, hi, out=trial[:, 5:7])
+        r2, jac2 = model(trial)
+        cost2 = np.add.reduce(r2 * r2, axis=1)
+        better = cost2 < cost
+        if np.logical_and.reduce(better):
+            th, r, jac, cost, lam = trial, r2, jac2, cost2, lam * 0.3
+            continue
+        th[better], r[better], jac[better], cost[better] = (
+            trial[better],
+            r2[better],
+            jac2[better],
+            cost2[better],
+        )
+        lam = np.where(better, lam * 0.3, lam * 10.0)
+    th[:, 5] = np.exp(th[:, 5])
+    th[:, 6] = np.exp(th[:, 6]) / th[:, 5]
+    return th, cost
 
 
 _NEXT = np.array([1, 2, 3, 0])  # side i+1, around the quad
@@ -459,6 +671,19 @@ def _fit_sides(
                 lines = lines.replaced(r[rh], rim, rh)
                 strength = strength.astype(np.float64)
                 strength[r[rh]] = er.strength[rh]
+    if last:
+        # Where the card is darker than the table or hardly lighter, a shadow beside it can
+        # hide or double its edge: find the card's own edge there.
+        r = np.flatnonzero(e.inside <= (1 + LIGHTER_CARD) * e.beyond)
+        if len(r):
+            px_per_mm = min(np.linalg.norm(q - q[_NEXT], axis=1).tolist()) / 63.0
+            shift = _own_edge_shifts(
+                img, lines.rows(r), out[r], p0[r], p1[r], e.polarity[r], ns[r], width, px_per_mm
+            )
+            if np.logical_or.reduce(shift != 0):
+                full = np.zeros(len(ns))
+                full[r] = shift
+                lines = lines.shifted(full, out)
     if first and np.add.reduce(np.add.reduce(lines.keep, axis=1) / ns) / len(ns) < 0.45:
         return None  # mostly not an edge: give up before the fine pass
     return lines, strength, ns
