@@ -3,7 +3,11 @@
 Everything is laid out in table millimetres around the cards and mapped into projector pixels
 with the calibration, on black. Light never falls on a card: every card's outline grown by
 CLEARANCE_MM is blacked out last, so the highlights are rings around cards and lines across
-the gaps, and neither the players nor the camera are dazzled by a lit card face.
+the gaps, and neither the players nor the camera are dazzled by a lit card face. The margin is
+wider than the few millimetres around a card in which the camera refines its edge: a lit edge
+running along a card inside that band pulled the fitted side (on a white table a grey card
+back's corner moved by ~1.5 mm with the light 1 mm away). A gap narrower than twice the margin
+gets its label but no line.
 """
 
 from __future__ import annotations
@@ -18,7 +22,9 @@ from display.canvas import SHIFT
 from display.shapes import as_points, distance_to_polygon, nearest_points, rounded_offset
 from display.tablestate import current_space
 
-CLEARANCE_MM = 1.0  # dark margin around every card (corner uncertainty, projector blur)
+# Dark margin around every card: corner uncertainty, projector blur, and the camera's edge search
+# around a card (~4 mm at 1080p over a 1 m table).
+CLEARANCE_MM = 6.0
 RING_MM = 9.0  # width of the ring of light around a destination card
 GAP_LINE_MM = 3.0  # width of the line drawn across a gap
 REACH_LINE_MM = 2.0  # width of the reach-zone outline

@@ -159,14 +159,15 @@ def test_projector_ring_lands_around_the_card_within_2mm(master):
     dy = np.maximum(np.maximum(lo[1] - ring[:, 1], ring[:, 1] - hi[1]), 0)
     dist = np.hypot(dx, dy)
     assert dist.min() >= CLEARANCE_MM - 1.0 and dist.max() <= CLEARANCE_MM + RING_MM + 1.0
-    # ... and covers the card all round: a loop 2 mm outside S1 is lit green everywhere.
+    # ... and covers the card all round: a loop along the ring's middle is lit green everywhere.
+    m = CLEARANCE_MM + RING_MM / 2
     t = np.linspace(0, 1, 60)[1:-1, None]
     loop = np.vstack(
         [
-            np.column_stack([lo[0] + t[:, 0] * (hi[0] - lo[0]), np.full(len(t), lo[1] - 2)]),
-            np.column_stack([lo[0] + t[:, 0] * (hi[0] - lo[0]), np.full(len(t), hi[1] + 2)]),
-            np.column_stack([np.full(len(t), lo[0] - 2), lo[1] + t[:, 0] * (hi[1] - lo[1])]),
-            np.column_stack([np.full(len(t), hi[0] + 2), lo[1] + t[:, 0] * (hi[1] - lo[1])]),
+            np.column_stack([lo[0] + t[:, 0] * (hi[0] - lo[0]), np.full(len(t), lo[1] - m)]),
+            np.column_stack([lo[0] + t[:, 0] * (hi[0] - lo[0]), np.full(len(t), hi[1] + m)]),
+            np.column_stack([np.full(len(t), lo[0] - m), lo[1] + t[:, 0] * (hi[1] - lo[1])]),
+            np.column_stack([np.full(len(t), hi[0] + m), lo[1] + t[:, 0] * (hi[1] - lo[1])]),
         ]
     )
     px = np.round(cv2.perspectiveTransform(loop[None], cal.table_to_projector)[0]).astype(int)
@@ -174,7 +175,7 @@ def test_projector_ring_lands_around_the_card_within_2mm(master):
     # The too-close card gets an amber ring the same way.
     amber = colour_distance(img, AMBER) < 60
     s2 = card(state, "S2")
-    mid_right = np.array([[s2[:, 0].max() + 4, s2[:, 1].mean()]])
+    mid_right = np.array([[s2[:, 0].max() + CLEARANCE_MM + 4, s2[:, 1].mean()]])
     p = np.round(cv2.perspectiveTransform(mid_right[None], cal.table_to_projector)[0][0]).astype(int)
     assert amber[p[1], p[0]]
 
