@@ -169,6 +169,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.vision", description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="one scene per condition, fewer timing repeats")
     ap.add_argument("--seed", type=int, default=None, help="first scene seed (default: fresh from the clock)")
+    ap.add_argument(
+        "--defocus",
+        type=float,
+        default=None,
+        metavar="PX",
+        help="blur every scene at least this much (Gaussian sigma, px): a webcam a little out of focus",
+    )
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     seed0 = args.seed if args.seed is not None else 1_000_000 + int(time.time()) % 1_000_000
@@ -180,6 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     seeds = [seed0 + i for i in range(per * len(CONDITIONS))]
     print(
         f"bench.vision: scene seeds {seeds[0]}..{seeds[-1]} (repeat with --seed {seed0}), 1920x1080, single thread"
+        + (f", defocus >= {args.defocus} px" if args.defocus is not None else "")
     )
     print(f"  view ~{_view_mm(cam)} mm; {per} scene(s) x 12 cards per condition\n")
     totals, base_totals = Tally(), Tally()
@@ -191,6 +199,10 @@ def main(argv: list[str] | None = None) -> int:
             seed = seeds[k]
             k += 1
             conditions = random_conditions(seed) if cond == "random" else PRESETS[cond]
+            if args.defocus is not None:
+                conditions = conditions.replace(
+                    defocus_sigma_px=max(conditions.defocus_sigma_px, args.defocus)
+                )
             frame = Renderer(cam, conditions).render(random_scene(seed), seed)
             reading = reader.read(frame.image)
             tal.add(score_frame(frame.truth, [np.array(c.corners_px) for c in reading.cards], table, reading))
