@@ -12,20 +12,15 @@ from functools import cache
 import numpy as np
 import pytest
 
+from tests.test_edges import CAM
+from tests.test_edges import CARDS as EDGE_CARDS
 from vision.detector import CardDetector
 from vision.edges import refine_quad
-from vision.synthetic import PRESETS, Camera, CameraPose, Card, Renderer, Scene
+from vision.synthetic import PRESETS, Card, Renderer, Scene
 from vision.table import TableMap
 
-CAM = Camera.for_resolution(
-    "1080p", pose=CameraPose(height_mm=750.0, tilt_deg=20.0, target_mm=(600.0, 400.0))
-)
-CARDS = (
-    Card(1, "Bomb", (480, 330), 8, True),
-    Card(3, "Teleporter", (560, 480), 95, True),
-    Card(4, "Switch", (720, 470), 180, False),
-    Card(5, "Rocket Boots", (740, 260), 30, True),
-)
+# The edge tests' camera and three of their cards (apart from one another), plus one turned by 30.
+CARDS = EDGE_CARDS[:3] + (Card(5, "Rocket Boots", (740, 260), 30, True),)
 
 
 @cache
