@@ -501,12 +501,26 @@ class CardDetector:
         order = sorted(
             range(n), key=lambda i: (-round(areas[i] / max(areas.max(), 1), 1), -round(sc[i] - 2 * off[i], 2))
         )
+        full = [self._full_size(c) for c in cands]
+
+        def framed_by(i: int, j: int) -> bool:
+            # With a calibration: i lies within j, j has the card's size and i has not - i keeps
+            # to a frame printed inside the card on some side (a white border on a white table
+            # shows its inner edge more clearly than the card's), however clean its lines.
+            return full[j] and not full[i] and areas[i] < areas[j] and inter[i, j] > 0.97 * areas[i]
+
         kept: list[int] = []
         for i in order:
             if drop[i]:
                 continue
             ok = True
             for j in kept:
+                if framed_by(j, i):
+                    kept.remove(j)  # a printed frame kept before the card around it
+                    break
+                if framed_by(i, j):
+                    ok = False
+                    break
                 iou = inter[i, j] / (areas[i] + areas[j] - inter[i, j] + 1e-9)
                 if iou > 0.6:
                     if (sc[i] > sc[j] + 0.1 and abs(areas[i] / areas[j] - 1) < 0.15) or (sc[i] > sc[j] + 0.3):
