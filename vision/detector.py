@@ -390,6 +390,8 @@ class CardDetector:
                     first = self._refine(image, around, reach=max(0.35 * m, 3.0), grow=False, passes=1)
                     got += [g for g in first if self._full_size(g) and g.score >= s.mean_support]
                 out.extend(got)
+            if grow and not self._full_size_mm(corners_mm) and not any(self._full_size(g) for g in out):
+                out.extend(self._grow_sides(image, c, corners_mm))
             if ok:
                 sigma_mm = self.table.sigma_mm(c, fit.sigma_px)
             else:
@@ -439,6 +441,36 @@ class CardDetector:
                     # shape (a tilted camera, a cropped photo): the frame vouches for its shape.
                     got = [g for g in got if g.framed or self._card_shaped(g.corners_px, image.shape, False)]
                 out.extend(got)
+        return out
+
+    def _grow_sides(self, image: np.ndarray, c: np.ndarray, c_mm: np.ndarray) -> list[CardCandidate]:
+        """Card-sized fits around a calibrated fit `c` (px; `c_mm` on the table) that is short of
+        the card's size on some axis: there one of its two sides kept to the inner edge of a
+        printed border and the other to the card's edge (a white border on a white table shows
+        its inner edge better than the card's own on the lit sides). On each short axis either
+        side is moved out by the whole deficit and refined; only fits of the card's size count."""
+        cs, cl = sorted(self.settings.card_size_mm)
+        e = np.linalg.norm(np.roll(c_mm, -1, axis=0) - c_mm, axis=1)  # side i: corner i to i + 1
+        lp = 0 if e[0] + e[2] >= e[1] + e[3] else 1  # sides lp, lp + 2 are the long ones
+        # Moving the long sides out widens the card; moving the short ones lengthens it.
+        deficits = ((lp, cs - (e[1 - lp] + e[3 - lp]) / 2, cs), (1 - lp, cl - (e[lp] + e[lp + 2]) / 2, cl))
+        options: list[list[tuple[int, float]]] = []
+        for k, d, size in deficits:
+            if d < -0.02 * size or d > 0.15 * size:
+                return []  # too big, or far too small to be a card inside its own border
+            options.append([(k, d), (k + 2, d)] if d > 0.02 * size else [(k, 0.0)])
+        if len(options[0]) == len(options[1]) == 1:
+            return []
+        mm_per_px = float(np.mean(self.table.mm_per_px(c)))
+        out: list[CardCandidate] = []
+        for a in options[0]:
+            for b in options[1]:
+                margin = np.zeros(4)
+                for side, d in (a, b):
+                    margin[side] = d / mm_per_px
+                q = _offset_quad(c, margin)
+                if q is not None:
+                    out += [g for g in self._refine(image, q, reach=3.0, grow=0) if self._full_size(g)]
         return out
 
     def _card_shaped(self, c: np.ndarray, shape: tuple[int, ...], loose: bool) -> bool:
@@ -951,11 +983,13 @@ def _order_index(q: np.ndarray) -> np.ndarray:
     return np.roll(idx, -start)
 
 
-def _offset_quad(q: np.ndarray, margin: float) -> np.ndarray | None:
-    """The quad with every side moved outward by `margin` px (corners re-intersected)."""
+def _offset_quad(q: np.ndarray, margin: float | np.ndarray) -> np.ndarray | None:
+    """The quad with every side moved outward by `margin` px, or side i (corner i to i + 1) by
+    `margin[i]` (corners re-intersected)."""
     ctr = q.mean(axis=0)
+    margins = np.broadcast_to(np.asarray(margin, dtype=np.float64), (4,))
     lines = []
-    for i in range(4):
+    for i, margin in enumerate(margins):
         p0, p1 = q[i], q[(i + 1) % 4]
         d = (p1 - p0) / (np.linalg.norm(p1 - p0) + 1e-9)
         n = np.array([-d[1], d[0]])
