@@ -390,7 +390,13 @@ class CardDetector:
                     first = self._refine(image, around, reach=max(0.35 * m, 3.0), grow=False, passes=1)
                     got += [g for g in first if self._full_size(g) and g.score >= s.mean_support]
                 out.extend(got)
-            if grow and not self._full_size_mm(corners_mm) and not any(self._full_size(g) for g in out):
+            if (
+                grow
+                and ok
+                and not self._full_size_mm(corners_mm)
+                and not any(self._full_size(g) for g in out)
+            ):
+                # A card within the size tolerance whose one side may be a printed border's.
                 out.extend(self._grow_sides(image, c, corners_mm))
             if ok:
                 sigma_mm = self.table.sigma_mm(c, fit.sigma_px)
