@@ -390,6 +390,14 @@ class CardDetector:
                     first = self._refine(image, around, reach=max(0.35 * m, 3.0), grow=False, passes=1)
                     got += [g for g in first if self._full_size(g) and g.score >= s.mean_support]
                 out.extend(got)
+            if (
+                grow
+                and ok
+                and not self._full_size_mm(corners_mm)
+                and not any(self._full_size(g) for g in out)
+            ):
+                # A card within the size tolerance whose one side may be a printed border's.
+                out.extend(self._grow_sides(image, c, corners_mm))
             if ok:
                 sigma_mm = self.table.sigma_mm(c, fit.sigma_px)
             else:
@@ -439,6 +447,36 @@ class CardDetector:
                     # shape (a tilted camera, a cropped photo): the frame vouches for its shape.
                     got = [g for g in got if g.framed or self._card_shaped(g.corners_px, image.shape, False)]
                 out.extend(got)
+        return out
+
+    def _grow_sides(self, image: np.ndarray, c: np.ndarray, c_mm: np.ndarray) -> list[CardCandidate]:
+        """Card-sized fits around a calibrated fit `c` (px; `c_mm` on the table) that is short of
+        the card's size on some axis: there one of its two sides kept to the inner edge of a
+        printed border and the other to the card's edge (a white border on a white table shows
+        its inner edge better than the card's own on the lit sides). On each short axis either
+        side is moved out by the whole deficit and refined; only fits of the card's size count."""
+        cs, cl = sorted(self.settings.card_size_mm)
+        e = np.linalg.norm(np.roll(c_mm, -1, axis=0) - c_mm, axis=1)  # side i: corner i to i + 1
+        lp = 0 if e[0] + e[2] >= e[1] + e[3] else 1  # sides lp, lp + 2 are the long ones
+        # Moving the long sides out widens the card; moving the short ones lengthens it.
+        deficits = ((lp, cs - (e[1 - lp] + e[3 - lp]) / 2, cs), (1 - lp, cl - (e[lp] + e[lp + 2]) / 2, cl))
+        options: list[list[tuple[int, float]]] = []
+        for k, d, size in deficits:
+            if d < -0.02 * size or d > 0.15 * size:
+                return []  # too big, or far too small to be a card inside its own border
+            options.append([(k, d), (k + 2, d)] if d > 0.02 * size else [(k, 0.0)])
+        if len(options[0]) == len(options[1]) == 1:
+            return []
+        mm_per_px = float(np.mean(self.table.mm_per_px(c)))
+        out: list[CardCandidate] = []
+        for a in options[0]:
+            for b in options[1]:
+                margin = np.zeros(4)
+                for side, d in (a, b):
+                    margin[side] = d / mm_per_px
+                q = _offset_quad(c, margin)
+                if q is not None:
+                    out += [g for g in self._refine(image, q, reach=3.0, grow=0) if self._full_size(g)]
         return out
 
     def _card_shaped(self, c: np.ndarray, shape: tuple[int, ...], loose: bool) -> bool:
@@ -501,12 +539,26 @@ class CardDetector:
         order = sorted(
             range(n), key=lambda i: (-round(areas[i] / max(areas.max(), 1), 1), -round(sc[i] - 2 * off[i], 2))
         )
+        full = [self._full_size(c) for c in cands]
+
+        def framed_by(i: int, j: int) -> bool:
+            # With a calibration: i lies within j, j has the card's size and i has not - i keeps
+            # to a frame printed inside the card on some side (a white border on a white table
+            # shows its inner edge more clearly than the card's), however clean its lines.
+            return full[j] and not full[i] and areas[i] < areas[j] and inter[i, j] > 0.97 * areas[i]
+
         kept: list[int] = []
         for i in order:
             if drop[i]:
                 continue
             ok = True
             for j in kept:
+                if framed_by(j, i):
+                    kept.remove(j)  # a printed frame kept before the card around it
+                    break
+                if framed_by(i, j):
+                    ok = False
+                    break
                 iou = inter[i, j] / (areas[i] + areas[j] - inter[i, j] + 1e-9)
                 if iou > 0.6:
                     if (sc[i] > sc[j] + 0.1 and abs(areas[i] / areas[j] - 1) < 0.15) or (sc[i] > sc[j] + 0.3):
@@ -937,11 +989,13 @@ def _order_index(q: np.ndarray) -> np.ndarray:
     return np.roll(idx, -start)
 
 
-def _offset_quad(q: np.ndarray, margin: float) -> np.ndarray | None:
-    """The quad with every side moved outward by `margin` px (corners re-intersected)."""
+def _offset_quad(q: np.ndarray, margin: float | np.ndarray) -> np.ndarray | None:
+    """The quad with every side moved outward by `margin` px, or side i (corner i to i + 1) by
+    `margin[i]` (corners re-intersected)."""
     ctr = q.mean(axis=0)
+    margins = np.broadcast_to(np.asarray(margin, dtype=np.float64), (4,))
     lines = []
-    for i in range(4):
+    for i, margin in enumerate(margins):
         p0, p1 = q[i], q[(i + 1) % 4]
         d = (p1 - p0) / (np.linalg.norm(p1 - p0) + 1e-9)
         n = np.array([-d[1], d[0]])
