@@ -46,6 +46,9 @@ class DetectorSettings:
     min_score_framed: float = 0.4  # the same for a card found around its printed frame
     # Without calibration cards in one photo have similar size: drop candidates far off the median.
     relative_area_range: tuple[float, float] = (0.45, 2.2)
+    # ... and, with enough cards to tell, each card's size (square root of its area) within this
+    # fraction of the size the others give at its place in the photo (see _sized_like_the_others).
+    perspective_size_tolerance: float = 0.2
 
     @property
     def aspect_mm(self) -> float:
@@ -279,6 +282,7 @@ class CardDetector:
             med = float(np.median(areas[areas >= 0.3 * np.percentile(areas, 90)]))
             lo, hi = s.relative_area_range
             cards = [c for c in cards if lo * med <= c.area_px <= hi * med]
+            cards = _sized_like_the_others(cards, s.perspective_size_tolerance)
         return cards
 
     def _clean(self, c: CardCandidate) -> bool:
@@ -1181,6 +1185,34 @@ def _pad_crop(img: np.ndarray, x: int, y: int, w: int, h: int) -> np.ndarray:
     if x1 > x0 and y1 > y0:
         out[y0 - y : y1 - y, x0 - x : x1 - x] = img[y0:y1, x0:x1]
     return out
+
+
+def _sized_like_the_others(cards: list[CardCandidate], tolerance: float) -> list[CardCandidate]:
+    """Without a calibration, the cards whose size fits the photo's perspective.
+
+    On a flat table seen by a pinhole camera, the inverse depth of the table point under a pixel
+    is an affine function of the pixel's position, and a card's size in the picture (the square
+    root of its area; the table's tilt foreshortens every card at one place alike, whatever its
+    turn) is nearly proportional to it. Cards of one deck therefore have sizes on a plane over
+    the picture; a card-shaped thing of another size (a price tag, a coaster) does not. The plane
+    is fitted with the worst misfit dropped one at a time while it is off by more than
+    `tolerance`; below five cards there are too few to tell and all are kept."""
+    if len(cards) < 5:
+        return cards
+    keep = list(range(len(cards)))
+    xyz = np.array([[1.0, *c.corners_px.mean(axis=0), math.sqrt(c.area_px)] for c in cards])
+    xyz[:, 1:3] /= max(float(np.abs(xyz[:, 1:3]).max()), 1.0)  # conditioning
+    while len(keep) >= 5:
+        a = xyz[keep]
+        coef, *_ = np.linalg.lstsq(a[:, :3], a[:, 3], rcond=None)
+        off = np.abs(a[:, 3] / np.maximum(a[:, :3] @ coef, 1e-9) - 1)
+        worst = int(np.argmax(off))
+        if off[worst] <= tolerance:
+            break
+        del keep[worst]
+    if len(keep) < 5:
+        return cards  # no plane fits most of them: not enough to judge by
+    return [cards[i] for i in keep]
 
 
 def _explained_by(card: CardCandidate, centre: np.ndarray, area: float, sized: bool, clean: bool) -> bool:
