@@ -212,6 +212,18 @@ class CardDetector:
                 quads = _rough_quads(cnt)
                 if not quads:
                     unions.append(cnt)
+                    if self.table is not None and _at_frame_edge(cnt, small.shape):
+                        # A printed frame running off the frame is a U open towards the frame's
+                        # edge (its inside is another colour): its hull is the frame, cut by
+                        # the frame's edge, from which `_cut_by_frame` steps out to the card.
+                        for q in _rough_quads(cv2.convexHull(cnt))[:1]:
+                            qf = order_corners(q) * scale + (scale - 1) / 2
+                            es, el = self._expected_card_px([], qf.mean(axis=0))
+                            # The in-view part of a printed frame: a good share of a card, no more.
+                            if 0.3 * es * el < abs(_poly_area(qf)) < 1.05 * es * el and _frame_side(
+                                qf, image.shape, 3.0 * scale + 3.0
+                            ):
+                                cut_quads.append(qf)
                     continue
                 blobs.append(cnt)
                 for q in quads:
@@ -672,6 +684,9 @@ class CardDetector:
         )
         off = np.array([x0, y0], np.float64)
         fit = refine_quad(crop, q - off, reach=reach)
+        if fit is None and reach > 5.0:
+            # As in `_refine`: the inner edge of a light rim may rival the card's edge; look closer.
+            fit = refine_quad(crop, q - off, reach=0.55 * reach)
         if fit is None:
             return []
         c = fit.corners + off
@@ -681,13 +696,16 @@ class CardDetector:
         sup = [sd.support for sd in seen]
         short_px = _side_lengths(c)[0]
         resid = max(sd.residual_px for sd in seen)
-        if min(sup) < s.min_support or np.mean(sup) < s.mean_support:
+        weak = min(sup) < s.min_support or np.mean(sup) < s.mean_support
+        if weak and (min(sup) < s.min_support_sized or np.mean(sup) < s.mean_support_sized):
             return []
         if resid > s.max_residual_px * max(1.0, short_px / 150):
             return []
         cs, cl = sorted(s.card_size_mm)
         mm = self.table.to_mm(c)
         width = float(np.linalg.norm(mm[i3] - mm[i2]))
+        if weak and not (abs(width / cs - 1) < 0.02 or abs(width / cl - 1) < 0.02):
+            return []  # as in `_refine`: only the card's size vouches for faint sides
         if abs(width / cs - 1) <= s.size_tolerance:
             length = cl
         elif abs(width / cl - 1) <= s.size_tolerance:
@@ -912,6 +930,12 @@ def _frame_side(q: np.ndarray, shape: tuple[int, ...], near: float) -> tuple[int
             if out * (a[axis] - lim) > -near and out * (b[axis] - lim) > -near:
                 side = (i, axis, lim)
     return side
+
+
+def _at_frame_edge(cnt: np.ndarray, shape: tuple[int, ...]) -> bool:
+    """True when the contour (px of an image of this shape) reaches within 2 px of its border."""
+    x, y, w, h = cv2.boundingRect(cnt)
+    return x <= 2 or y <= 2 or x + w >= shape[1] - 2 or y + h >= shape[0] - 2
 
 
 def _seen_support(fit: QuadFit, shape: tuple[int, ...]) -> list[float]:
