@@ -153,6 +153,33 @@ def test_face_with_a_light_border_running_off_the_frame(preset, card, tol_px):
     assert _missed([card], preset, tol_px) == []
 
 
+@pytest.mark.parametrize(
+    ("preset", "card"),
+    [
+        ("dark_cloth", Card(1, "Bomb", (1045.0, 140.0), 90.0, True)),
+        ("green_felt", Card(1, "Bomb", (1040.0, 145.0), 95.0, False)),
+        ("wood", Card(1, "Bomb", (155.0, 140.0), 90.0, False)),
+        ("wood", Card(1, "Bomb", (150.0, 145.0), 80.0, True)),
+    ],
+)
+def test_card_running_off_a_corner_of_the_frame(preset, card):
+    # 67-79 % in view, one corner: the two sides meeting there are the card's edges (a light
+    # rim's inner edge, whose outside is the rim, gives way to the card's edge further out), and
+    # the one seen longer than a card's short side is its long side.
+    assert _missed([card], preset, tol_px=1.0) == []
+
+
+@pytest.mark.parametrize("preset", ["dark_cloth", "wood"])
+def test_card_corner_just_inside_a_corner_of_the_frame_is_not_guessed(preset):
+    # The card's second corner lies just inside the frame, the side from it leaves the frame
+    # near the frame's corner: a side fitted along the frame's edge would span the table between
+    # them. Both seen sides are shorter than a card's short side: no way to place it.
+    frame = Renderer(CAM, PRESETS[preset]).render(
+        Scene(cards=(Card(1, "Bomb", (1042.0, 138.0), 0.0, True),)), 3
+    )
+    assert CardDetector(table=TABLE).detect(frame.image) == []
+
+
 def test_two_backs_at_right_angles_touching_on_dark_cloth():
     # Their light rims merge into one L-shaped blob (3/4 of its hull): no rough quad of one card
     # comes out of it; each card is read from the straight stretches of the blob's outline.
