@@ -223,9 +223,14 @@ class CardDetector:
                         for q in _rough_quads(cv2.convexHull(cnt))[:1]:
                             qf = order_corners(q) * scale + (scale - 1) / 2
                             es, el = self._expected_card_px([], qf.mean(axis=0))
-                            # The in-view part of a printed frame: a good share of a card, no more.
-                            if 0.3 * es * el < abs(_poly_area(qf)) < 1.05 * es * el and _frame_side(
-                                qf, image.shape, 3.0 * scale + 3.0
+                            short, long = _side_lengths(qf)
+                            # The in-view part of a printed frame: a good share of a card, no
+                            # more (not a strip of wood grain along the frame's edge).
+                            if (
+                                short > 0.3 * es
+                                and long < 1.1 * el
+                                and 0.3 * es * el < abs(_poly_area(qf)) < 1.05 * es * el
+                                and _frame_side(qf, image.shape, 3.0 * scale + 3.0)
                             ):
                                 cut_quads.append(qf)
                     continue
