@@ -130,10 +130,64 @@ def test_cards_running_off_the_frame_are_completed_with_the_card_size(preset):
     ],
 )
 def test_cards_half_out_of_the_frame(preset, cards, tol_px):
-    # 50-70 % in view, two corners; the other two are where the card's size puts them. (Card 1
-    # of the last scene runs off two edges of the frame at once: not handled.)
-    want = {c.id for c in cards} - ({1} if len(cards) > 1 else set())
-    assert not want & set(_missed(cards, preset, tol_px))
+    # 50-86 % in view, two corners; the other two are where the card's size puts them.
+    assert _missed(cards, preset, tol_px) == []
+
+
+@pytest.mark.parametrize(
+    ("preset", "card", "tol_px"),
+    [
+        ("white", Card(4, "Laser Gun", (309.8, 124.7), 265.5, True), 2.0),
+        ("green_felt", Card(4, "Switch", (665.1, 128.4), 264.1, True), 2.0),
+        ("harsh", Card(3, "Trapdoor", (430.0, 126.1), 98.3, True), 2.0),
+        pytest.param(
+            "white",
+            Card(6, "Supply Drop", (333.9, 138.2), 176.5, True),
+            2.0,
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="since the edge fit keeps to the card's own step beside its shadow, the strip"
+                " just outside a white card on a white table is the shadow, and the cut fit's"
+                " 'table outside every seen side' check rejects it (known, not yet fixed)",
+            ),
+        ),
+        ("white_on_white", Card(7, "Laser Gun", (614.1, 140.4), 183.6, True), 2.0),
+        # Faint sides (white on white) vouched for by the card's width in mm.
+        ("white_on_white", Card(5, "Bomb", (324.5, 133.0), 3.3, True), 3.0),
+    ],
+)
+def test_face_with_a_light_border_running_off_the_frame(preset, card, tol_px):
+    # 55-73 % in view. The face's coloured frame, open towards the frame's edge where its inside
+    # (the light panel) runs out of view, is a U in every map, not a quad: its hull is the printed
+    # frame cut by the frame's edge, from which the fit steps out by the border to the card.
+    assert _missed([card], preset, tol_px) == []
+
+
+@pytest.mark.parametrize(
+    ("preset", "card"),
+    [
+        ("dark_cloth", Card(1, "Bomb", (1045.0, 140.0), 90.0, True)),
+        ("green_felt", Card(1, "Bomb", (1040.0, 145.0), 95.0, False)),
+        ("wood", Card(1, "Bomb", (155.0, 140.0), 90.0, False)),
+        ("wood", Card(1, "Bomb", (150.0, 145.0), 80.0, True)),
+    ],
+)
+def test_card_running_off_a_corner_of_the_frame(preset, card):
+    # 67-79 % in view, one corner: the two sides meeting there are the card's edges (a light
+    # rim's inner edge, whose outside is the rim, gives way to the card's edge further out), and
+    # the one seen longer than a card's short side is its long side.
+    assert _missed([card], preset, tol_px=1.0) == []
+
+
+@pytest.mark.parametrize("preset", ["dark_cloth", "wood"])
+def test_card_corner_just_inside_a_corner_of_the_frame_is_not_guessed(preset):
+    # The card's second corner lies just inside the frame, the side from it leaves the frame
+    # near the frame's corner: a side fitted along the frame's edge would span the table between
+    # them. Both seen sides are shorter than a card's short side: no way to place it.
+    frame = Renderer(CAM, PRESETS[preset]).render(
+        Scene(cards=(Card(1, "Bomb", (1042.0, 138.0), 0.0, True),)), 3
+    )
+    assert CardDetector(table=TABLE).detect(frame.image) == []
 
 
 def test_two_backs_at_right_angles_touching_on_dark_cloth():

@@ -44,6 +44,10 @@ class DetectorSettings:
     min_score: float = 0.25  # support x straightness below which a fit is too sloppy to report
     min_score_uncalibrated: float = 0.75
     min_score_framed: float = 0.4  # the same for a card found around its printed frame
+    # A card completed beyond the frame's edge from its corners in view: how far (degrees) from
+    # square, on the table, each of those may be (a side fitted partly along something else).
+    max_skew_deg: float = 4.0
+    border_mm: float = 4.0  # a typical light border or rim printed round a card's edge
     # Without calibration cards in one photo have similar size: drop candidates far off the median.
     relative_area_range: tuple[float, float] = (0.45, 2.2)
     # ... and, with enough cards to tell, each card's size (square root of its area) within this
@@ -215,6 +219,23 @@ class CardDetector:
                 quads = _rough_quads(cnt)
                 if not quads:
                     unions.append(cnt)
+                    if self.table is not None and _at_frame_edge(cnt, small.shape):
+                        # A printed frame running off the frame is a U open towards the frame's
+                        # edge (its inside is another colour): its hull is the frame, cut by
+                        # the frame's edge, from which `_cut_by_frame` steps out to the card.
+                        for q in _rough_quads(cv2.convexHull(cnt))[:1]:
+                            qf = order_corners(q) * scale + (scale - 1) / 2
+                            es, el = self._expected_card_px([], qf.mean(axis=0))
+                            short, long = _side_lengths(qf)
+                            # The in-view part of a printed frame: a good share of a card, no
+                            # more (not a strip of wood grain along the frame's edge).
+                            if (
+                                short > 0.3 * es
+                                and long < 1.1 * el
+                                and 0.3 * es * el < abs(_poly_area(qf)) < 1.05 * es * el
+                                and _frame_side(qf, image.shape, 3.0 * scale + 3.0)
+                            ):
+                                cut_quads.append(qf)
                     continue
                 blobs.append(cnt)
                 for q in quads:
@@ -728,22 +749,61 @@ class CardDetector:
         )
         off = np.array([x0, y0], np.float64)
         fit = refine_quad(crop, q - off, reach=reach)
+        if fit is None and reach > 5.0:
+            # As in `_refine`: the inner edge of a light rim may rival the card's edge; look closer.
+            fit = refine_quad(crop, q - off, reach=0.55 * reach)
         if fit is None:
             return []
         c = fit.corners + off
         if not _convex(c) or abs(c[i, axis] - lim) > 1.5 or abs(c[i1, axis] - lim) > 1.5:
             return []  # the cut side is not the frame's edge: not a card running off the frame
+        # The pad beyond every edge of the frame makes each a clean straight edge: a side fitted
+        # on another one is no card edge (the card runs off a corner of the frame).
+        on_frame = [_along_frame_edge(c[k], c[(k + 1) % 4], (w, h)) for k in range(4)]
+        if on_frame[i2]:
+            return []
+        if on_frame[i1] or on_frame[i3]:
+            # The corner between the two sides on the frame's edges is the frame's.
+            hidden = i1 if on_frame[i1] else i
+            v = (hidden + 2) % 4
+            got = self._fit_corner_cut(image, c, fit, hidden, table)
+            if got or not grow:
+                return got
+            # Only the card's size along the two seen sides bounds them, so an inner edge of a
+            # light rim or border fits as well as the card; its outside is not the table (the
+            # check in `_fit_corner_cut`). The card's own edges are a border's width further out.
+            v = (hidden + 2) % 4
+            m = self.settings.border_mm / float(np.mean(self.table.mm_per_px(c)))
+            bigger = _offset_quad(c - off, [m if k in (v, (v - 1) % 4) else 0.0 for k in range(4)])
+            outer = None if bigger is None else refine_quad(crop, bigger, reach=0.8 * m, passes=1)
+            if outer is None:
+                return []
+            c2 = outer.corners + off
+            if not all(_along_frame_edge(c2[k], c2[(k + 1) % 4], (w, h)) for k in (hidden, (hidden - 1) % 4)):
+                return []
+            return self._fit_corner_cut(image, c2, outer, hidden, table)
+        size = w if axis == 1 else h  # along the frame's edge the card is cut by
+        if any(not 2.5 < c[k, 1 - axis] + 0.5 < size - 2.5 for k in (i, i1)):
+            # A side reaching the frame's edge at (or past) a corner of the frame may be fitted
+            # partly along the other edge there: its direction, and the card placed along it,
+            # cannot be told.
+            return []
         seen = [fit.sides[k] for k in (i1, i2, i3)]
         sup = [sd.support for sd in seen]
         short_px = _side_lengths(c)[0]
         resid = max(sd.residual_px for sd in seen)
-        if min(sup) < s.min_support or np.mean(sup) < s.mean_support:
+        weak = min(sup) < s.min_support or np.mean(sup) < s.mean_support
+        if weak and (min(sup) < s.min_support_sized or np.mean(sup) < s.mean_support_sized):
             return []
         if resid > s.max_residual_px * max(1.0, short_px / 150):
             return []
         cs, cl = sorted(s.card_size_mm)
         mm = self.table.to_mm(c)
+        if max(_corner_skew_deg(mm, k) for k in (i2, i3)) > s.max_skew_deg:
+            return []  # not a rectangle's corners: a side fitted across the card and something else
         width = float(np.linalg.norm(mm[i3] - mm[i2]))
+        if weak and not (abs(width / cs - 1) < 0.02 or abs(width / cl - 1) < 0.02):
+            return []  # as in `_refine`: only the card's size vouches for faint sides
         if abs(width / cs - 1) <= s.size_tolerance:
             length = cl
         elif abs(width / cl - 1) <= s.size_tolerance:
@@ -795,6 +855,92 @@ class CardDetector:
         inter, _ = cv2.intersectConvexConvex(new.astype(np.float32), frame)
         if inter < 0.5 * abs(_poly_area(new)):
             return []  # mostly out of view: too little seen to place it
+        score = float(np.clip(np.mean(sup), 0, 1) * math.exp(-max(resid - 0.3, 0) / 1.5))
+        if score < s.min_score:
+            return []
+        order = _order_index(new)
+        corners_mm = self.table.to_mm(new)
+        return [
+            CardCandidate(
+                corners_px=new[order],
+                sigma_px=sig[order],
+                score=score,
+                fit=fit,
+                corners_mm=corners_mm[order],
+                sigma_mm=np.asarray(self.table.sigma_mm(new, sig))[order],
+            )
+        ]
+
+    def _fit_corner_cut(
+        self, image: np.ndarray, c: np.ndarray, fit: QuadFit, j: int, table: np.ndarray
+    ) -> list[CardCandidate]:
+        """The card of a fit `c` (px) running off a corner of the frame: the two sides at
+        corner j lie on two edges of the frame, the other two are the card's own edges and
+        meet at its one corner in view, opposite j. Each seen edge is at most as long as the card side it
+        belongs to; the card is placed only when that settles which is the long side (a seen
+        edge longer than the card's short side)."""
+        s = self.settings
+        v = (j + 2) % 4  # the corner in view, between the two seen sides v-1 and v
+        a, b = (j + 1) % 4, (j + 3) % 4  # their far ends, at the frame's edges
+        seen = [fit.sides[a], fit.sides[v]]
+        sup = [sd.support for sd in seen]
+        short_px = _side_lengths(c)[0]
+        if min(sup) < s.min_support or np.mean(sup) < s.mean_support:
+            return []
+        resid = max(sd.residual_px for sd in seen)
+        if resid > s.max_residual_px * max(1.0, short_px / 150):
+            return []
+        # Both seen sides must be the card's edge, the table just outside (not a rim or a printed
+        # frame), and the card must reach the frame's edge along both (a card corner just inside
+        # the frame leaves table between it and the frame's edge, which a side fitted along the
+        # frame's edge spans).
+        inside, outside = _outline_colours(image, c, short_px)
+        ctr = c.mean(axis=0)
+        for k, start, end in ((a, v, a), (v, v, b)):
+            if np.linalg.norm(outside[k] - table) > 30.0:
+                return []
+            d = c[end] - c[start]
+            t = np.linspace(0.9, 0.98, 5)[:, None]
+            inward = (ctr - c[start]) - ((ctr - c[start]) @ d) / (d @ d) * d
+            pts = (c[start] + t * d + 4.0 * inward / (np.linalg.norm(inward) + 1e-9)).astype(np.float32)
+            near_end = cv2.remap(
+                image, pts[:, :1].copy(), pts[:, 1:].copy(), cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+            ).reshape(len(pts), -1)
+            end_colour = np.median(near_end.astype(np.float32), axis=0)
+            if np.linalg.norm(end_colour - table) < np.linalg.norm(end_colour - inside[k]):
+                return []
+        mm = self.table.to_mm(c)
+        if _corner_skew_deg(mm, v) > s.max_skew_deg:
+            return []
+        la, lb = float(np.linalg.norm(mm[a] - mm[v])), float(np.linalg.norm(mm[b] - mm[v]))
+        cs, cl = sorted(s.card_size_mm)
+        fits = [
+            (x, y)
+            for x, y in ((cs, cl), (cl, cs))
+            if la <= x * (1 + s.size_tolerance) and lb <= y * (1 + s.size_tolerance)
+        ]
+        if len(fits) != 1:
+            return []  # longer than a card, or either way round
+        la_card, lb_card = fits[0]
+        ua, ub = (mm[a] - mm[v]) / max(la, 1e-9), (mm[b] - mm[v]) / max(lb, 1e-9)
+        card_mm = np.empty((4, 2))
+        card_mm[v], card_mm[a], card_mm[b] = mm[v], mm[v] + la_card * ua, mm[v] + lb_card * ub
+        card_mm[j] = card_mm[a] + lb_card * ub
+        try:
+            to_px = cv2.getPerspectiveTransform(mm.astype(np.float32), c.astype(np.float32))
+        except cv2.error:
+            return []
+        new = cv2.perspectiveTransform(card_mm.reshape(-1, 1, 2), to_px).reshape(4, 2)
+        h, w = image.shape[:2]
+        frame = np.array([[-0.5, -0.5], [w - 0.5, -0.5], [w - 0.5, h - 0.5], [-0.5, h - 0.5]], np.float32)
+        inter, _ = cv2.intersectConvexConvex(new.astype(np.float32), frame)
+        if not _convex(new) or inter < 0.5 * abs(_poly_area(new)):
+            return []  # mostly out of view: too little seen to place it
+        # The sides' direction errors grow with the distance from what was seen.
+        sig = fit.sigma_px.copy()
+        for far, length, seen_len in ((a, la_card, la), (b, lb_card, lb)):
+            sig[far] = math.hypot(fit.sigma_px[far] * length / max(seen_len, 1e-9), fit.sigma_px[v])
+        sig[j] = math.hypot(sig[a], sig[b])
         score = float(np.clip(np.mean(sup), 0, 1) * math.exp(-max(resid - 0.3, 0) / 1.5))
         if score < s.min_score:
             return []
@@ -968,6 +1114,28 @@ def _frame_side(q: np.ndarray, shape: tuple[int, ...], near: float) -> tuple[int
             if out * (a[axis] - lim) > -near and out * (b[axis] - lim) > -near:
                 side = (i, axis, lim)
     return side
+
+
+def _at_frame_edge(cnt: np.ndarray, shape: tuple[int, ...]) -> bool:
+    """True when the contour (px of an image of this shape) reaches within 2 px of its border."""
+    x, y, w, h = cv2.boundingRect(cnt)
+    return x <= 2 or y <= 2 or x + w >= shape[1] - 2 or y + h >= shape[0] - 2
+
+
+def _corner_skew_deg(q: np.ndarray, k: int) -> float:
+    """How far (degrees) the corner k of the quad q is from a right angle."""
+    u, v = q[k - 1] - q[k], q[(k + 1) % 4] - q[k]
+    cos = float(u @ v) / max(float(np.linalg.norm(u) * np.linalg.norm(v)), 1e-12)
+    return abs(math.degrees(math.acos(max(-1.0, min(1.0, cos)))) - 90.0)
+
+
+def _along_frame_edge(p: np.ndarray, q: np.ndarray, size: tuple[int, int], tol: float = 1.5) -> bool:
+    """True when the segment p-q (px) lies on an edge of a w x h frame, within tol px."""
+    w, h = size
+    for axis, lim in ((0, -0.5), (0, w - 0.5), (1, -0.5), (1, h - 0.5)):
+        if abs(p[axis] - lim) <= tol and abs(q[axis] - lim) <= tol:
+            return True
+    return False
 
 
 def _seen_support(fit: QuadFit, shape: tuple[int, ...]) -> list[float]:
