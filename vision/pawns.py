@@ -20,6 +20,7 @@ Player colours are configurable (`PawnColors`) and learnable from one frame (`Pa
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -35,6 +36,9 @@ DEFAULT_COLORS: dict[str, tuple[int, int, int]] = {
     name: bgr for name, bgr in PAWN_COLORS.items() if name not in ("white", "black")
 }
 MIN_SATURATION = 150
+# A pawn washed out by harsh light: its least saturation and greatest blob size (x a card's
+# area; a disc or a standee seen from above shows a few %), and it must show that it stands up.
+PALE_SATURATION, PALE_MAX_AREA = 100, 0.15
 MIN_VALUE = 90
 MAX_HUE_DIST = 12  # OpenCV hue units (0..180)
 MIN_CONTRAST = 30.0  # Lab distance between a pawn and its surroundings
@@ -180,26 +184,9 @@ def find_pawns(
     for c in cards:
         cv2.fillPoly(on_cards, [np.round(c * (16.0 / f)).astype(np.int32)], 255, shift=4)
     off = cv2.bitwise_not(on_cards)
-    n_off = max(cv2.countNonZero(off), 1)
-    # A colour the table itself is made of (red-brown wood) is looked for on the cards only.
-    counts = cv2.calcHist([cls], [0], off, [len(names) + 1], [0, len(names) + 1]).ravel()
-    table_colours = {k for k in range(1, len(names) + 1) if counts[k] > 0.03 * n_off}
-    if table_colours:
-        # A card's own edge pixels blur with the table's: not a place to look for the table's colour.
-        cls = _drop_off_cards(cls, cv2.erode(on_cards, _OPEN), table_colours)
+    cls, table_colours = _off_table(cls, on_cards, len(names))
     min_area = MIN_AREA * card_area
     max_area = MAX_AREA * card_area
-    # Every region of colour is looked at whole (a pawn on print of its own colour is one blob
-    # with it, which the art leaves something unexplained around).
-    any_colour = cv2.dilate(cv2.compare(cls, 0, cv2.CMP_GT), _OPEN)
-    contours, _ = cv2.findContours(any_colour, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    boxes = []
-    for c in contours:
-        # Pixels of the region (its outline's area plus the half of the outline pixels outside it).
-        if (cv2.contourArea(c) + 0.5 * cv2.arcLength(c, True) + 1) * f * f < 0.5 * min_area:
-            continue
-        x, y, w, h = cv2.boundingRect(c)
-        boxes.append([x - 1, y - 1, x + w + 1, y + h + 1])
     # The light on each card with known art, measured when first needed.
     gains: list[np.ndarray | None] = [None] * len(cards)
     full = _Frame(
@@ -223,39 +210,84 @@ def find_pawns(
     lv = len(levels) - 1
     while lv > 0 and np.sqrt(card_area) / 2**lv < PROBE_CARD_PX:
         lv -= 1
+    hues = colors.hues()
+    kept: list[_Blob] = []
+    out = _search(full, cls, levels, lv, list(range(1, len(names) + 1)), hues, kept)
+    seen = {s.color for s in out}
+    missing = [k for k in range(1, len(names) + 1) if names[k - 1] not in seen]
+    if missing:
+        # Harsh light washes a pawn's colour out: colours not found are looked for again on the
+        # cards among paler pixels, where only what shows that it stands up and is of a pawn's
+        # size from above counts (print pales alike; a pale text box is bigger). Off the cards
+        # nothing explains a pale patch of a patterned cloth: not looked at there.
+        pale_cls = cv2.bitwise_and(_classes(small, hue_table, PALE_SATURATION), on_cards)
+        pale = dataclasses.replace(
+            full, min_saturation=PALE_SATURATION, strict=True, max_area=PALE_MAX_AREA * card_area
+        )
+        out += _search(pale, pale_cls, levels, lv, missing, hues, kept)
+    # A standee right below the camera shows only its edge: a thin line on its base.
+    seen = {s.color for s in out}
+    missing = [k for k in range(1, len(names) + 1) if names[k - 1] not in seen]
+    if missing and cards:
+        out += _edge_on_standees(full, missing, card_area)
+    return out
+
+
+def _search(
+    full: _Frame,
+    cls: np.ndarray,
+    levels: list[np.ndarray],
+    lv: int,
+    colours: list[int],
+    hues: dict[str, float],
+    kept: list[_Blob],
+) -> list[PawnSighting]:
+    """Sightings of the `colours` (at most one each): blobs looked for in the regions the shrunk
+    copy's classes `cls` show them in, on the probe copy `levels[lv]`, each colour's likeliest
+    confirmed at full resolution. `kept` (blobs already taken) is added to."""
+    f, names = full.f, full.names
+    sh, sw = cls.shape[:2]
+    n_cls = len(names) + 1
+    wanted = np.zeros(256, np.uint8)
+    wanted[colours] = 255
+    # Every region of colour is looked at whole (a pawn on print of its own colour is one blob
+    # with it, which the art leaves something unexplained around).
+    any_colour = cv2.dilate(cv2.LUT(cls, wanted), _OPEN)
+    contours, _ = cv2.findContours(any_colour, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    boxes = []
+    for c in contours:
+        # Pixels of the region (its outline's area plus the half of the outline pixels outside it).
+        if (cv2.contourArea(c) + 0.5 * cv2.arcLength(c, True) + 1) * f * f < 0.5 * full.min_area:
+            continue
+        x, y, w, h = cv2.boundingRect(c)
+        boxes.append([x - 1, y - 1, x + w + 1, y + h + 1])
     probe = full if lv == 0 else full.scaled(levels[lv], 2**lv)
     g = 2**lv
     ph, pw = levels[lv].shape[:2]
-    n_cls = len(names) + 1
     found: list[_Blob] = []
     for x0, y0, x1, y1 in _merged(boxes, (sh, sw)):
         # Colours with too few pixels here for a pawn (leniently: shrinking blurs edges): none.
         x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, sw), min(y1, sh)
         counts = cv2.calcHist([cls[y0:y1, x0:x1]], [0], None, [n_cls], [0, n_cls]).ravel() * (f * f)
-        present = [k for k in range(1, n_cls) if counts[k] >= MIN_SHARE * min_area]
+        present = [k for k in colours if counts[k] >= MIN_SHARE * full.min_area]
         if present:
             box = (x0 * f // g, y0 * f // g, min(x1 * f // g, pw), min(y1 * f // g, ph))
             found += [b.scaled(g) for b in _blobs_in(probe, box, present)]
-    hues = colors.hues()
     # One pawn seen as two colours (the shaded side of a yellow disc reads orange): the bigger wins.
     found.sort(key=lambda b: -b.area)
-    kept: list[_Blob] = []
+    new: list[_Blob] = []
     for b in found:
         if all(_apart(b, o, hues) for o in kept):
             kept.append(b)
+            new.append(b)
     # One sighting per colour: the likeliest that full resolution confirms.
     out = []
-    for name in sorted({b.color for b in kept}):
-        for b in sorted((b for b in kept if b.color == name), key=lambda b: b.rank, reverse=True):
+    for name in sorted({b.color for b in new}):
+        for b in sorted((b for b in new if b.color == name), key=lambda b: b.rank, reverse=True):
             sure = b if lv == 0 else _confirmed(full, b)
             if sure is not None:
                 out.append(PawnSighting(name, sure.foot, sure.area, sure.card))
                 break
-    # A standee right below the camera shows only its edge: a thin line on its base.
-    seen = {s.color for s in out}
-    missing = [k for k in range(1, n_cls) if names[k - 1] not in seen]
-    if missing and cards:
-        out += _edge_on_standees(full, missing, card_area)
     return out
 
 
@@ -457,6 +489,18 @@ def _classes(image: np.ndarray, hue_table: np.ndarray, min_saturation: int = MIN
     return cv2.bitwise_and(cv2.LUT(cv2.extractChannel(hsv, 0), hue_table), vivid)
 
 
+def _off_table(cls: np.ndarray, on_cards: np.ndarray, n: int) -> tuple[np.ndarray, set[int]]:
+    """(`cls` with the table's own colours cleared off the cards, those colours): a colour the
+    table itself is made of (red-brown wood) is looked for on the cards only."""
+    off = cv2.bitwise_not(on_cards)
+    counts = cv2.calcHist([cls], [0], off, [n + 1], [0, n + 1]).ravel()
+    table_colours = {k for k in range(1, n + 1) if counts[k] > 0.03 * max(cv2.countNonZero(off), 1)}
+    if table_colours:
+        # A card's own edge pixels blur with the table's: not a place to look for the table's colour.
+        cls = _drop_off_cards(cls, cv2.erode(on_cards, _OPEN), table_colours)
+    return cls, table_colours
+
+
 def _drop_off_cards(cls: np.ndarray, on_cards: np.ndarray, colours: set[int]) -> np.ndarray:
     """`cls` with `colours` cleared where `on_cards` is 0."""
     keep = np.arange(256, dtype=np.uint8)
@@ -487,6 +531,8 @@ class _Frame:
     max_area: float
     nadir_px: tuple[float, float] | None
     probe: bool = False  # a shrunk copy (a pixel of misalignment is averaged away there)
+    min_saturation: int = MIN_SATURATION  # of a pawn's pixels
+    strict: bool = False  # every pawn must show that it stands up (`_stands_up`), known art or not
     explained: np.ndarray | None = None  # 255 where the known art explains the colour
     _explained_cards: dict[int, bool] = field(default_factory=dict)
     _on_card: np.ndarray | None = None
@@ -575,6 +621,8 @@ class _Frame:
             self.max_area / g / g,
             nadir,
             probe=True,
+            min_saturation=self.min_saturation,
+            strict=self.strict,
         )
 
 
@@ -602,7 +650,7 @@ def _blobs_in(fr: _Frame, box: tuple[int, int, int, int], present: list[int]) ->
     x0, y0, x1, y1 = box
     roi = image[y0:y1, x0:x1]
     rh, rw = roi.shape[:2]
-    cls = _classes(roi, fr.hue_table)
+    cls = _classes(roi, fr.hue_table, fr.min_saturation)
     n_cls = len(names) + 1
     counts = cv2.calcHist([cls], [0], None, [n_cls], [0, n_cls]).ravel()
     # Fewer pixels of a colour than a pawn's least size (the closing below adds a few): none.
@@ -729,11 +777,12 @@ def _blob(fr: _Frame, roi, box, m, own, k, x, y, w, h, area, probe) -> list[_Blo
     if info is None:
         return []
     solidity, ring_bgr = info
+    if on is None and fr.strict:
+        return []  # off the cards (see find_pawns: a pale pass looks on the cards only)
     if on is None and not _like_table(fr, foot, ring_bgr):
         return []  # off the known cards yet not on the table: print of an unseen card
     if (
-        on is not None
-        and not known
+        (fr.strict or (on is not None and not known))
         and not probe
         and not _stands_up(roi, own, x, y, w, h, _away(foot, fr.nadir_px))
     ):
