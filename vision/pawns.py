@@ -36,9 +36,10 @@ DEFAULT_COLORS: dict[str, tuple[int, int, int]] = {
     name: bgr for name, bgr in PAWN_COLORS.items() if name not in ("white", "black")
 }
 MIN_SATURATION = 150
-# A pawn washed out by harsh light: its least saturation and greatest blob size (x a card's
-# area; a disc or a standee seen from above shows a few %), and it must show that it stands up.
-PALE_SATURATION, PALE_MAX_AREA = 100, 0.15
+# A pawn washed out by harsh light: its least saturation, greatest blob size (x a card's area;
+# a disc or a standee seen from above shows a few %) and least solidity (a disc, a figure on its
+# base: compact, unlike a crescent of a paled printed ring); it must show that it stands up.
+PALE_SATURATION, PALE_MAX_AREA, PALE_SOLIDITY = 100, 0.15, 0.8
 MIN_VALUE = 90
 MAX_HUE_DIST = 12  # OpenCV hue units (0..180)
 MIN_CONTRAST = 30.0  # Lab distance between a pawn and its surroundings
@@ -216,10 +217,12 @@ def find_pawns(
     seen = {s.color for s in out}
     missing = [k for k in range(1, len(names) + 1) if names[k - 1] not in seen]
     if missing:
-        # Harsh light washes a pawn's colour out: colours not found are looked for again on the
-        # cards among paler pixels, where only what shows that it stands up and is of a pawn's
-        # size from above counts (print pales alike; a pale text box is bigger). Off the cards
-        # nothing explains a pale patch of a patterned cloth: not looked at there.
+        # Harsh light washes a pawn's colour out: colours not found are looked for again among
+        # paler pixels on the cards, where only a compact blob of a pawn's size from above that
+        # shows that it stands up (against the card alone) and, on known art, is not explained
+        # by the art counts (print pales alike; a pale text box is bigger, a printed ring's
+        # crescent less compact). Off the cards nothing explains a patterned cloth's pale
+        # patches: not looked at there.
         pale_cls = cv2.bitwise_and(_classes(small, hue_table, PALE_SATURATION), on_cards)
         pale = dataclasses.replace(
             full, min_saturation=PALE_SATURATION, strict=True, max_area=PALE_MAX_AREA * card_area
@@ -706,7 +709,14 @@ def _blobs_in(fr: _Frame, box: tuple[int, int, int, int], present: list[int]) ->
 
 
 def _stands_up(
-    roi: np.ndarray, own: np.ndarray, x: int, y: int, w: int, h: int, away: tuple[float, float]
+    roi: np.ndarray,
+    own: np.ndarray,
+    x: int,
+    y: int,
+    w: int,
+    h: int,
+    away: tuple[float, float],
+    card: np.ndarray | None = None,
 ) -> bool:
     """Whether a blob shows that it stands up rather than lies printed on a card: its outline
     is a sharp edge all round (a colour region of painted art fades out into its neighbours),
@@ -714,7 +724,10 @@ def _stands_up(
     surface around - the pawn's own side or base, or its contact shadow. Flat ink on paper has
     the paper all round it, no darker than elsewhere. `away` is the unit image direction in
     which upright things lean (away from the nadir). On a dark surface no shadow shows: a blob
-    much brighter than its surroundings passes on its outline alone."""
+    much brighter than its surroundings passes on its outline alone. Given `card` (255 on the
+    cards, as `roi`), only the cards count as around it: the table beyond a card's edge is not
+    the side of a pawn standing on the card nor the card it stands on (print at a card's edge
+    has it beside it)."""
     side = np.sqrt(float(np.count_nonzero(own)))
     r = max(2, int(round(0.3 * side)))
     rh, rw = roi.shape[:2]
@@ -733,6 +746,9 @@ def _stands_up(
     body = float(np.median(v[(core if cv2.countNonZero(core) else blob) > 0]))
     near = cv2.dilate(blob, _disc(r))
     outer = cv2.subtract(cv2.dilate(blob, _disc(2 * r)), near)
+    if card is not None:
+        on = card[wy0:wy1, wx0:wx1]
+        near, outer = cv2.bitwise_and(near, on), cv2.bitwise_and(outer, on)
     if not cv2.countNonZero(outer):
         return True
     surface = float(np.median(v[outer > 0]))
@@ -771,20 +787,23 @@ def _blob(fr: _Frame, roi, box, m, own, k, x, y, w, h, area, probe) -> list[_Blo
     if at_edge and not known:
         return []  # cut by the frame's edge: where it stands is not seen (or it is print)
     # On known art everything else is explained: a figure seen edge-on (thin) still counts.
-    info = _judge(
-        roi, m, own, x, y, w, h, area, fr.min_area, fr.max_area, lenient=known or probe, probe=probe
-    )
+    # A pale blob is judged whole even on known art: what the art leaves of paled print (a
+    # target's inner ring, cut open) is less compact than a pawn.
+    lenient = (known and not fr.strict) or probe
+    info = _judge(roi, m, own, x, y, w, h, area, fr.min_area, fr.max_area, lenient=lenient, probe=probe)
     if info is None:
         return []
     solidity, ring_bgr = info
-    if on is None and fr.strict:
-        return []  # off the cards (see find_pawns: a pale pass looks on the cards only)
+    if fr.strict and (on is None or (not probe and solidity < PALE_SOLIDITY)):
+        return []  # a pale pass looks on the cards only, for compact blobs (see find_pawns)
     if on is None and not _like_table(fr, foot, ring_bgr):
         return []  # off the known cards yet not on the table: print of an unseen card
     if (
         (fr.strict or (on is not None and not known))
         and not probe
-        and not _stands_up(roi, own, x, y, w, h, _away(foot, fr.nadir_px))
+        and not _stands_up(
+            roi, own, x, y, w, h, _away(foot, fr.nadir_px), fr.on_card(box) if fr.strict else None
+        )
     ):
         return []  # on a card whose art is not known: colour alone cannot tell it from print
     # How much to trust it: on a card whose art is known (everything else there is explained)
