@@ -74,6 +74,8 @@ BASE_RADIUS = 0.16
 LINE_MIN_PX, LINE_SATURATION, LINE_LENGTH, LINE_WIDTH = 1.0, 100, (0.8, 3.5), 2.0
 BASE_SIZE, BASE_FILL, BASE_TOL = (0.6, 1.7), 0.55, 25.0
 MAX_LINE_CANDIDATES = 12
+# Blobs of a colour looked at after a likeliest on known art that does not show it stands up.
+MAX_RIVALS = 3
 
 
 _SHRUNK_ART: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}  # (art, shrunk)
@@ -283,14 +285,28 @@ def _search(
         if all(_apart(b, o, hues) for o in kept):
             kept.append(b)
             new.append(b)
-    # One sighting per colour: the likeliest that full resolution confirms.
+    # One sighting per colour: the likeliest that full resolution confirms - on known art, the
+    # likeliest that also shows that it stands up, if one of the next few does (a pawn beats
+    # print of its colour the art fails to explain, however big).
     out = []
     for name in sorted({b.color for b in new}):
+        first = None
+        left = MAX_RIVALS
         for b in sorted((b for b in new if b.color == name), key=lambda b: b.rank, reverse=True):
-            sure = b if lv == 0 else _confirmed(full, b)
-            if sure is not None:
-                out.append(PawnSighting(name, sure.foot, sure.area, sure.card))
+            if first is not None and (b.tier < first.tier or left == 0):
                 break
+            sure = b if lv == 0 else _confirmed(full, b)
+            if sure is None:
+                continue
+            if first is None:
+                first = sure
+            else:
+                left -= 1
+            if sure.stands or sure.tier < 2:
+                first = sure
+                break
+        if first is not None:
+            out.append(PawnSighting(name, first.foot, first.area, first.card))
     return out
 
 
@@ -798,20 +814,32 @@ def _blob(fr: _Frame, roi, box, m, own, k, x, y, w, h, area, probe) -> list[_Blo
         return []  # a pale pass looks on the cards only, for compact blobs (see find_pawns)
     if on is None and not _like_table(fr, foot, ring_bgr):
         return []  # off the known cards yet not on the table: print of an unseen card
-    if (
-        (fr.strict or (on is not None and not known))
-        and not probe
-        and not _stands_up(
-            roi, own, x, y, w, h, _away(foot, fr.nadir_px), fr.on_card(box) if fr.strict else None
-        )
-    ):
-        return []  # on a card whose art is not known: colour alone cannot tell it from print
+    must_stand = fr.strict or (on is not None and not known)
+    stands = must_stand
+    if not probe and on is not None:
+        # On known art it only ranks blobs of one colour (print the art fails to explain, at a
+        # card's edge the table beside it: only the cards count as around it there).
+        card = fr.on_card(box) if fr.strict or known else None
+        stands = _stands_up(roi, own, x, y, w, h, _away(foot, fr.nadir_px), card)
+        if must_stand and not stands:
+            return []  # on a card whose art is not known: colour alone cannot tell it from print
     # How much to trust it: on a card whose art is known (everything else there is explained)
     # most, then on the bare table, least on unknown art.
     tier = 2 if known else (1 if on is None else 0)
     bx, by = x + x0, y + y0
     return [
-        _Blob(fr.names[k - 1], int(k), foot, float(area), on, tier, solidity, (bx, by, bx + w, by + h), box)
+        _Blob(
+            fr.names[k - 1],
+            int(k),
+            foot,
+            float(area),
+            on,
+            tier,
+            solidity,
+            (bx, by, bx + w, by + h),
+            box,
+            stands,
+        )
     ]
 
 
@@ -826,6 +854,7 @@ class _Blob:
     solidity: float
     box: tuple[int, int, int, int]  # x0 y0 x1 y1 of its pixels
     region: tuple[int, int, int, int] = (0, 0, 0, 0)  # of the region it was found in
+    stands: bool = False  # shows that it stands up (`_stands_up`; looked at at full resolution)
 
     def scaled(self, g: int) -> _Blob:
         """This blob, found on a copy shrunk `g` times, in full-resolution pixels."""
@@ -836,7 +865,16 @@ class _Blob:
         box = (self.box[0] * g, self.box[1] * g, self.box[2] * g, self.box[3] * g)
         region = (self.region[0] * g, self.region[1] * g, self.region[2] * g, self.region[3] * g)
         return _Blob(
-            self.color, self.k, foot, self.area * g * g, self.card, self.tier, self.solidity, box, region
+            self.color,
+            self.k,
+            foot,
+            self.area * g * g,
+            self.card,
+            self.tier,
+            self.solidity,
+            box,
+            region,
+            self.stands,
         )
 
     @property
