@@ -234,3 +234,14 @@ def test_paled_print_is_no_pawn():
         image, _, cards, arts = _random_frame(seed, random_conditions(seed), pawns=False)
         arts = arts if known else [None] * len(cards)
         assert find_pawns(image, cards, arts=arts, nadir_px=_nadir(CAM)) == [], seed
+
+
+def test_a_standee_beats_print_of_its_colour_the_art_does_not_explain():
+    # A red standee on a Bomb, and elsewhere a Tripwire whose red band, lit unlike the rest of
+    # the card, the art leaves partly unexplained - a bigger red blob than the standee, flat and
+    # at the card's edge with the table beside it: the standee, which shows that it stands up,
+    # is the red pawn.
+    image, truth, cards, arts = _random_frame(60045, random_conditions(60045))
+    seen = find_pawns(image, cards, arts=arts, nadir_px=_nadir(CAM))
+    assert {p.color: p.card_index for p in seen} == _wanted(truth)
+    _near_truth(seen, truth, 25)
