@@ -215,7 +215,9 @@ def find_pawns(
         lv -= 1
     hues = colors.hues()
     kept: list[_Blob] = []
-    out = _search(full, cls, levels, lv, list(range(1, len(names) + 1)), hues, kept)
+    g = 2**lv
+    probe = full if lv == 0 else full.scaled(levels[lv], g)
+    out = _search(full, probe, cls, g, list(range(1, len(names) + 1)), hues, kept)
     seen = {s.color for s in out}
     missing = [k for k in range(1, len(names) + 1) if names[k - 1] not in seen]
     if missing:
@@ -225,11 +227,20 @@ def find_pawns(
         # by the art counts (print pales alike; a pale text box is bigger, a printed ring's
         # crescent less compact). Off the cards nothing explains a patterned cloth's pale
         # patches: not looked at there.
-        pale_cls = cv2.bitwise_and(_classes(small, hue_table, PALE_SATURATION), on_cards)
-        pale = dataclasses.replace(
-            full, min_saturation=PALE_SATURATION, strict=True, max_area=PALE_MAX_AREA * card_area
+        # Regions are where the pale pixels are (vivid print was looked at already), not its
+        # thin pale rims.
+        pale_only = cv2.bitwise_and(on_cards, cv2.compare(cls, 0, cv2.CMP_EQ))
+        pale_cls = cv2.bitwise_and(_classes(small, hue_table, PALE_SATURATION), pale_only)
+        solid = cv2.morphologyEx(cv2.compare(pale_cls, 0, cv2.CMP_GT), cv2.MORPH_OPEN, _OPEN)
+        pale_cls = cv2.bitwise_and(pale_cls, solid)
+        # The probe copy's marks of what the art explains are shared (`replace` keeps them).
+        pale, pale_probe = (
+            dataclasses.replace(
+                fr, min_saturation=PALE_SATURATION, strict=True, max_area=PALE_MAX_AREA * card_area / (k * k)
+            )
+            for fr, k in ((full, 1), (probe, g))
         )
-        out += _search(pale, pale_cls, levels, lv, missing, hues, kept)
+        out += _search(pale, pale_probe if lv else pale, pale_cls, g, missing, hues, kept)
     # A standee right below the camera shows only its edge: a thin line on its base.
     seen = {s.color for s in out}
     missing = [k for k in range(1, len(names) + 1) if names[k - 1] not in seen]
@@ -240,16 +251,16 @@ def find_pawns(
 
 def _search(
     full: _Frame,
+    probe: _Frame,
     cls: np.ndarray,
-    levels: list[np.ndarray],
-    lv: int,
+    g: int,
     colours: list[int],
     hues: dict[str, float],
     kept: list[_Blob],
 ) -> list[PawnSighting]:
     """Sightings of the `colours` (at most one each): blobs looked for in the regions the shrunk
-    copy's classes `cls` show them in, on the probe copy `levels[lv]`, each colour's likeliest
-    confirmed at full resolution. `kept` (blobs already taken) is added to."""
+    copy's classes `cls` show them in, on the `probe` copy (`full` shrunk `g` times), each
+    colour's likeliest confirmed at full resolution. `kept` (blobs already taken) is added to."""
     f, names = full.f, full.names
     sh, sw = cls.shape[:2]
     n_cls = len(names) + 1
@@ -266,9 +277,7 @@ def _search(
             continue
         x, y, w, h = cv2.boundingRect(c)
         boxes.append([x - 1, y - 1, x + w + 1, y + h + 1])
-    probe = full if lv == 0 else full.scaled(levels[lv], 2**lv)
-    g = 2**lv
-    ph, pw = levels[lv].shape[:2]
+    ph, pw = probe.image.shape[:2]
     found: list[_Blob] = []
     for x0, y0, x1, y1 in _merged(boxes, (sh, sw)):
         # Colours with too few pixels here for a pawn (leniently: shrinking blurs edges): none.
@@ -292,17 +301,19 @@ def _search(
     for name in sorted({b.color for b in new}):
         first = None
         left = MAX_RIVALS
-        for b in sorted((b for b in new if b.color == name), key=lambda b: b.rank, reverse=True):
+        ranked = sorted((b for b in new if b.color == name), key=lambda b: b.rank, reverse=True)
+        for i, b in enumerate(ranked):
             if first is not None and (b.tier < first.tier or left == 0):
                 break
-            sure = b if lv == 0 else _confirmed(full, b)
+            sure = b if g == 1 else _confirmed(full, b)
             if sure is None:
                 continue
             if first is None:
                 first = sure
             else:
                 left -= 1
-            if sure.stands or sure.tier < 2:
+            # The last in line, or one not on known art, is not weighed against others.
+            if sure.tier < 2 or (sure is first and i == len(ranked) - 1) or sure.standing():
                 first = sure
                 break
         if first is not None:
@@ -814,15 +825,21 @@ def _blob(fr: _Frame, roi, box, m, own, k, x, y, w, h, area, probe) -> list[_Blo
         return []  # a pale pass looks on the cards only, for compact blobs (see find_pawns)
     if on is None and not _like_table(fr, foot, ring_bgr):
         return []  # off the known cards yet not on the table: print of an unseen card
-    must_stand = fr.strict or (on is not None and not known)
-    stands = must_stand
+    stands: bool | Callable[[], bool] = False
     if not probe and on is not None:
-        # On known art it only ranks blobs of one colour (print the art fails to explain, at a
-        # card's edge the table beside it: only the cards count as around it there).
-        card = fr.on_card(box) if fr.strict or known else None
-        stands = _stands_up(roi, own, x, y, w, h, _away(foot, fr.nadir_px), card)
-        if must_stand and not stands:
-            return []  # on a card whose art is not known: colour alone cannot tell it from print
+        # On known art it only ranks blobs of one colour, when asked (print the art fails to
+        # explain, at a card's edge the table beside it: only the cards count as around it there).
+        away, cards_around = _away(foot, fr.nadir_px), fr.strict or known
+
+        def upright() -> bool:
+            card = fr.on_card(box) if cards_around else None
+            return _stands_up(roi, own, x, y, w, h, away, card)
+
+        stands = upright
+        if fr.strict or not known:
+            if not upright():
+                return []  # on a card whose art is not known: colour alone cannot tell it from print
+            stands = True
     # How much to trust it: on a card whose art is known (everything else there is explained)
     # most, then on the bare table, least on unknown art.
     tier = 2 if known else (1 if on is None else 0)
@@ -854,7 +871,14 @@ class _Blob:
     solidity: float
     box: tuple[int, int, int, int]  # x0 y0 x1 y1 of its pixels
     region: tuple[int, int, int, int] = (0, 0, 0, 0)  # of the region it was found in
-    stands: bool = False  # shows that it stands up (`_stands_up`; looked at at full resolution)
+    # Whether it shows that it stands up (`_stands_up`, at full resolution; a callable: not
+    # looked at yet).
+    stands: bool | Callable[[], bool] = False
+
+    def standing(self) -> bool:
+        if callable(self.stands):
+            self.stands = self.stands()
+        return self.stands
 
     def scaled(self, g: int) -> _Blob:
         """This blob, found on a copy shrunk `g` times, in full-resolution pixels."""
