@@ -20,6 +20,7 @@ Player colours are configurable (`PawnColors`) and learnable from one frame (`Pa
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -35,6 +36,10 @@ DEFAULT_COLORS: dict[str, tuple[int, int, int]] = {
     name: bgr for name, bgr in PAWN_COLORS.items() if name not in ("white", "black")
 }
 MIN_SATURATION = 150
+# A pawn washed out by harsh light: its least saturation, greatest blob size (x a card's area;
+# a disc or a standee seen from above shows a few %) and least solidity (a disc, a figure on its
+# base: compact, unlike a crescent of a paled printed ring); it must show that it stands up.
+PALE_SATURATION, PALE_MAX_AREA, PALE_SOLIDITY = 100, 0.15, 0.8
 MIN_VALUE = 90
 MAX_HUE_DIST = 12  # OpenCV hue units (0..180)
 MIN_CONTRAST = 30.0  # Lab distance between a pawn and its surroundings
@@ -69,6 +74,8 @@ BASE_RADIUS = 0.16
 LINE_MIN_PX, LINE_SATURATION, LINE_LENGTH, LINE_WIDTH = 1.0, 100, (0.8, 3.5), 2.0
 BASE_SIZE, BASE_FILL, BASE_TOL = (0.6, 1.7), 0.55, 25.0
 MAX_LINE_CANDIDATES = 12
+# Blobs of a colour looked at after a likeliest on known art that does not show it stands up.
+MAX_RIVALS = 3
 
 
 _SHRUNK_ART: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}  # (art, shrunk)
@@ -180,26 +187,9 @@ def find_pawns(
     for c in cards:
         cv2.fillPoly(on_cards, [np.round(c * (16.0 / f)).astype(np.int32)], 255, shift=4)
     off = cv2.bitwise_not(on_cards)
-    n_off = max(cv2.countNonZero(off), 1)
-    # A colour the table itself is made of (red-brown wood) is looked for on the cards only.
-    counts = cv2.calcHist([cls], [0], off, [len(names) + 1], [0, len(names) + 1]).ravel()
-    table_colours = {k for k in range(1, len(names) + 1) if counts[k] > 0.03 * n_off}
-    if table_colours:
-        # A card's own edge pixels blur with the table's: not a place to look for the table's colour.
-        cls = _drop_off_cards(cls, cv2.erode(on_cards, _OPEN), table_colours)
+    cls, table_colours = _off_table(cls, on_cards, len(names))
     min_area = MIN_AREA * card_area
     max_area = MAX_AREA * card_area
-    # Every region of colour is looked at whole (a pawn on print of its own colour is one blob
-    # with it, which the art leaves something unexplained around).
-    any_colour = cv2.dilate(cv2.compare(cls, 0, cv2.CMP_GT), _OPEN)
-    contours, _ = cv2.findContours(any_colour, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    boxes = []
-    for c in contours:
-        # Pixels of the region (its outline's area plus the half of the outline pixels outside it).
-        if (cv2.contourArea(c) + 0.5 * cv2.arcLength(c, True) + 1) * f * f < 0.5 * min_area:
-            continue
-        x, y, w, h = cv2.boundingRect(c)
-        boxes.append([x - 1, y - 1, x + w + 1, y + h + 1])
     # The light on each card with known art, measured when first needed.
     gains: list[np.ndarray | None] = [None] * len(cards)
     full = _Frame(
@@ -223,39 +213,111 @@ def find_pawns(
     lv = len(levels) - 1
     while lv > 0 and np.sqrt(card_area) / 2**lv < PROBE_CARD_PX:
         lv -= 1
-    probe = full if lv == 0 else full.scaled(levels[lv], 2**lv)
+    hues = colors.hues()
+    kept: list[_Blob] = []
     g = 2**lv
-    ph, pw = levels[lv].shape[:2]
+    probe = full if lv == 0 else full.scaled(levels[lv], g)
+    out = _search(full, probe, cls, g, list(range(1, len(names) + 1)), hues, kept)
+    seen = {s.color for s in out}
+    missing = [k for k in range(1, len(names) + 1) if names[k - 1] not in seen]
+    if missing:
+        # Harsh light washes a pawn's colour out: colours not found are looked for again among
+        # paler pixels on the cards, where only a compact blob of a pawn's size from above that
+        # shows that it stands up (against the card alone) and, on known art, is not explained
+        # by the art counts (print pales alike; a pale text box is bigger, a printed ring's
+        # crescent less compact). Off the cards nothing explains a patterned cloth's pale
+        # patches: not looked at there.
+        # Regions are where the pale pixels are (vivid print was looked at already), not its
+        # thin pale rims.
+        pale_only = cv2.bitwise_and(on_cards, cv2.compare(cls, 0, cv2.CMP_EQ))
+        pale_cls = cv2.bitwise_and(_classes(small, hue_table, PALE_SATURATION), pale_only)
+        solid = cv2.morphologyEx(cv2.compare(pale_cls, 0, cv2.CMP_GT), cv2.MORPH_OPEN, _OPEN)
+        pale_cls = cv2.bitwise_and(pale_cls, solid)
+        # The probe copy's marks of what the art explains are shared (`replace` keeps them).
+        pale, pale_probe = (
+            dataclasses.replace(
+                fr, min_saturation=PALE_SATURATION, strict=True, max_area=PALE_MAX_AREA * card_area / (k * k)
+            )
+            for fr, k in ((full, 1), (probe, g))
+        )
+        out += _search(pale, pale_probe if lv else pale, pale_cls, g, missing, hues, kept)
+    # A standee right below the camera shows only its edge: a thin line on its base.
+    seen = {s.color for s in out}
+    missing = [k for k in range(1, len(names) + 1) if names[k - 1] not in seen]
+    if missing and cards:
+        out += _edge_on_standees(full, missing, card_area)
+    return out
+
+
+def _search(
+    full: _Frame,
+    probe: _Frame,
+    cls: np.ndarray,
+    g: int,
+    colours: list[int],
+    hues: dict[str, float],
+    kept: list[_Blob],
+) -> list[PawnSighting]:
+    """Sightings of the `colours` (at most one each): blobs looked for in the regions the shrunk
+    copy's classes `cls` show them in, on the `probe` copy (`full` shrunk `g` times), each
+    colour's likeliest confirmed at full resolution. `kept` (blobs already taken) is added to."""
+    f, names = full.f, full.names
+    sh, sw = cls.shape[:2]
     n_cls = len(names) + 1
+    wanted = np.zeros(256, np.uint8)
+    wanted[colours] = 255
+    # Every region of colour is looked at whole (a pawn on print of its own colour is one blob
+    # with it, which the art leaves something unexplained around).
+    any_colour = cv2.dilate(cv2.LUT(cls, wanted), _OPEN)
+    contours, _ = cv2.findContours(any_colour, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    boxes = []
+    for c in contours:
+        # Pixels of the region (its outline's area plus the half of the outline pixels outside it).
+        if (cv2.contourArea(c) + 0.5 * cv2.arcLength(c, True) + 1) * f * f < 0.5 * full.min_area:
+            continue
+        x, y, w, h = cv2.boundingRect(c)
+        boxes.append([x - 1, y - 1, x + w + 1, y + h + 1])
+    ph, pw = probe.image.shape[:2]
     found: list[_Blob] = []
     for x0, y0, x1, y1 in _merged(boxes, (sh, sw)):
         # Colours with too few pixels here for a pawn (leniently: shrinking blurs edges): none.
         x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, sw), min(y1, sh)
         counts = cv2.calcHist([cls[y0:y1, x0:x1]], [0], None, [n_cls], [0, n_cls]).ravel() * (f * f)
-        present = [k for k in range(1, n_cls) if counts[k] >= MIN_SHARE * min_area]
+        present = [k for k in colours if counts[k] >= MIN_SHARE * full.min_area]
         if present:
             box = (x0 * f // g, y0 * f // g, min(x1 * f // g, pw), min(y1 * f // g, ph))
             found += [b.scaled(g) for b in _blobs_in(probe, box, present)]
-    hues = colors.hues()
     # One pawn seen as two colours (the shaded side of a yellow disc reads orange): the bigger wins.
     found.sort(key=lambda b: -b.area)
-    kept: list[_Blob] = []
+    new: list[_Blob] = []
     for b in found:
         if all(_apart(b, o, hues) for o in kept):
             kept.append(b)
-    # One sighting per colour: the likeliest that full resolution confirms.
+            new.append(b)
+    # One sighting per colour: the likeliest that full resolution confirms - on known art, the
+    # likeliest that also shows that it stands up, if one of the next few does (a pawn beats
+    # print of its colour the art fails to explain, however big).
     out = []
-    for name in sorted({b.color for b in kept}):
-        for b in sorted((b for b in kept if b.color == name), key=lambda b: b.rank, reverse=True):
-            sure = b if lv == 0 else _confirmed(full, b)
-            if sure is not None:
-                out.append(PawnSighting(name, sure.foot, sure.area, sure.card))
+    for name in sorted({b.color for b in new}):
+        first = None
+        left = MAX_RIVALS
+        ranked = sorted((b for b in new if b.color == name), key=lambda b: b.rank, reverse=True)
+        for i, b in enumerate(ranked):
+            if first is not None and (b.tier < first.tier or left == 0):
                 break
-    # A standee right below the camera shows only its edge: a thin line on its base.
-    seen = {s.color for s in out}
-    missing = [k for k in range(1, n_cls) if names[k - 1] not in seen]
-    if missing and cards:
-        out += _edge_on_standees(full, missing, card_area)
+            sure = b if g == 1 else _confirmed(full, b)
+            if sure is None:
+                continue
+            if first is None:
+                first = sure
+            else:
+                left -= 1
+            # The last in line, or one not on known art, is not weighed against others.
+            if sure.tier < 2 or (sure is first and i == len(ranked) - 1) or sure.standing():
+                first = sure
+                break
+        if first is not None:
+            out.append(PawnSighting(name, first.foot, first.area, first.card))
     return out
 
 
@@ -457,6 +519,18 @@ def _classes(image: np.ndarray, hue_table: np.ndarray, min_saturation: int = MIN
     return cv2.bitwise_and(cv2.LUT(cv2.extractChannel(hsv, 0), hue_table), vivid)
 
 
+def _off_table(cls: np.ndarray, on_cards: np.ndarray, n: int) -> tuple[np.ndarray, set[int]]:
+    """(`cls` with the table's own colours cleared off the cards, those colours): a colour the
+    table itself is made of (red-brown wood) is looked for on the cards only."""
+    off = cv2.bitwise_not(on_cards)
+    counts = cv2.calcHist([cls], [0], off, [n + 1], [0, n + 1]).ravel()
+    table_colours = {k for k in range(1, n + 1) if counts[k] > 0.03 * max(cv2.countNonZero(off), 1)}
+    if table_colours:
+        # A card's own edge pixels blur with the table's: not a place to look for the table's colour.
+        cls = _drop_off_cards(cls, cv2.erode(on_cards, _OPEN), table_colours)
+    return cls, table_colours
+
+
 def _drop_off_cards(cls: np.ndarray, on_cards: np.ndarray, colours: set[int]) -> np.ndarray:
     """`cls` with `colours` cleared where `on_cards` is 0."""
     keep = np.arange(256, dtype=np.uint8)
@@ -487,6 +561,8 @@ class _Frame:
     max_area: float
     nadir_px: tuple[float, float] | None
     probe: bool = False  # a shrunk copy (a pixel of misalignment is averaged away there)
+    min_saturation: int = MIN_SATURATION  # of a pawn's pixels
+    strict: bool = False  # every pawn must show that it stands up (`_stands_up`), known art or not
     explained: np.ndarray | None = None  # 255 where the known art explains the colour
     _explained_cards: dict[int, bool] = field(default_factory=dict)
     _on_card: np.ndarray | None = None
@@ -575,6 +651,8 @@ class _Frame:
             self.max_area / g / g,
             nadir,
             probe=True,
+            min_saturation=self.min_saturation,
+            strict=self.strict,
         )
 
 
@@ -602,7 +680,7 @@ def _blobs_in(fr: _Frame, box: tuple[int, int, int, int], present: list[int]) ->
     x0, y0, x1, y1 = box
     roi = image[y0:y1, x0:x1]
     rh, rw = roi.shape[:2]
-    cls = _classes(roi, fr.hue_table)
+    cls = _classes(roi, fr.hue_table, fr.min_saturation)
     n_cls = len(names) + 1
     counts = cv2.calcHist([cls], [0], None, [n_cls], [0, n_cls]).ravel()
     # Fewer pixels of a colour than a pawn's least size (the closing below adds a few): none.
@@ -658,7 +736,14 @@ def _blobs_in(fr: _Frame, box: tuple[int, int, int, int], present: list[int]) ->
 
 
 def _stands_up(
-    roi: np.ndarray, own: np.ndarray, x: int, y: int, w: int, h: int, away: tuple[float, float]
+    roi: np.ndarray,
+    own: np.ndarray,
+    x: int,
+    y: int,
+    w: int,
+    h: int,
+    away: tuple[float, float],
+    card: np.ndarray | None = None,
 ) -> bool:
     """Whether a blob shows that it stands up rather than lies printed on a card: its outline
     is a sharp edge all round (a colour region of painted art fades out into its neighbours),
@@ -666,7 +751,10 @@ def _stands_up(
     surface around - the pawn's own side or base, or its contact shadow. Flat ink on paper has
     the paper all round it, no darker than elsewhere. `away` is the unit image direction in
     which upright things lean (away from the nadir). On a dark surface no shadow shows: a blob
-    much brighter than its surroundings passes on its outline alone."""
+    much brighter than its surroundings passes on its outline alone. Given `card` (255 on the
+    cards, as `roi`), only the cards count as around it: the table beyond a card's edge is not
+    the side of a pawn standing on the card nor the card it stands on (print at a card's edge
+    has it beside it)."""
     side = np.sqrt(float(np.count_nonzero(own)))
     r = max(2, int(round(0.3 * side)))
     rh, rw = roi.shape[:2]
@@ -685,6 +773,9 @@ def _stands_up(
     body = float(np.median(v[(core if cv2.countNonZero(core) else blob) > 0]))
     near = cv2.dilate(blob, _disc(r))
     outer = cv2.subtract(cv2.dilate(blob, _disc(2 * r)), near)
+    if card is not None:
+        on = card[wy0:wy1, wx0:wx1]
+        near, outer = cv2.bitwise_and(near, on), cv2.bitwise_and(outer, on)
     if not cv2.countNonZero(outer):
         return True
     surface = float(np.median(v[outer > 0]))
@@ -723,27 +814,49 @@ def _blob(fr: _Frame, roi, box, m, own, k, x, y, w, h, area, probe) -> list[_Blo
     if at_edge and not known:
         return []  # cut by the frame's edge: where it stands is not seen (or it is print)
     # On known art everything else is explained: a figure seen edge-on (thin) still counts.
-    info = _judge(
-        roi, m, own, x, y, w, h, area, fr.min_area, fr.max_area, lenient=known or probe, probe=probe
-    )
+    # A pale blob is judged whole even on known art: what the art leaves of paled print (a
+    # target's inner ring, cut open) is less compact than a pawn.
+    lenient = (known and not fr.strict) or probe
+    info = _judge(roi, m, own, x, y, w, h, area, fr.min_area, fr.max_area, lenient=lenient, probe=probe)
     if info is None:
         return []
     solidity, ring_bgr = info
+    if fr.strict and (on is None or (not probe and solidity < PALE_SOLIDITY)):
+        return []  # a pale pass looks on the cards only, for compact blobs (see find_pawns)
     if on is None and not _like_table(fr, foot, ring_bgr):
         return []  # off the known cards yet not on the table: print of an unseen card
-    if (
-        on is not None
-        and not known
-        and not probe
-        and not _stands_up(roi, own, x, y, w, h, _away(foot, fr.nadir_px))
-    ):
-        return []  # on a card whose art is not known: colour alone cannot tell it from print
+    stands: bool | Callable[[], bool] = False
+    if not probe and on is not None:
+        # On known art it only ranks blobs of one colour, when asked (print the art fails to
+        # explain, at a card's edge the table beside it: only the cards count as around it there).
+        away, cards_around = _away(foot, fr.nadir_px), fr.strict or known
+
+        def upright() -> bool:
+            card = fr.on_card(box) if cards_around else None
+            return _stands_up(roi, own, x, y, w, h, away, card)
+
+        stands = upright
+        if fr.strict or not known:
+            if not upright():
+                return []  # on a card whose art is not known: colour alone cannot tell it from print
+            stands = True
     # How much to trust it: on a card whose art is known (everything else there is explained)
     # most, then on the bare table, least on unknown art.
     tier = 2 if known else (1 if on is None else 0)
     bx, by = x + x0, y + y0
     return [
-        _Blob(fr.names[k - 1], int(k), foot, float(area), on, tier, solidity, (bx, by, bx + w, by + h), box)
+        _Blob(
+            fr.names[k - 1],
+            int(k),
+            foot,
+            float(area),
+            on,
+            tier,
+            solidity,
+            (bx, by, bx + w, by + h),
+            box,
+            stands,
+        )
     ]
 
 
@@ -758,6 +871,14 @@ class _Blob:
     solidity: float
     box: tuple[int, int, int, int]  # x0 y0 x1 y1 of its pixels
     region: tuple[int, int, int, int] = (0, 0, 0, 0)  # of the region it was found in
+    # Whether it shows that it stands up (`_stands_up`, at full resolution; a callable: not
+    # looked at yet).
+    stands: bool | Callable[[], bool] = False
+
+    def standing(self) -> bool:
+        if callable(self.stands):
+            self.stands = self.stands()
+        return self.stands
 
     def scaled(self, g: int) -> _Blob:
         """This blob, found on a copy shrunk `g` times, in full-resolution pixels."""
@@ -768,7 +889,16 @@ class _Blob:
         box = (self.box[0] * g, self.box[1] * g, self.box[2] * g, self.box[3] * g)
         region = (self.region[0] * g, self.region[1] * g, self.region[2] * g, self.region[3] * g)
         return _Blob(
-            self.color, self.k, foot, self.area * g * g, self.card, self.tier, self.solidity, box, region
+            self.color,
+            self.k,
+            foot,
+            self.area * g * g,
+            self.card,
+            self.tier,
+            self.solidity,
+            box,
+            region,
+            self.stands,
         )
 
     @property
