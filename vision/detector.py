@@ -667,10 +667,24 @@ class CardDetector:
                             image, box * scale + (scale - 1) / 2, reach=3.0 * scale + 3.0, grow=False
                         )
                     )
-                elif 1.2 * typical < ra < 5 * typical and ra > solid * cv2.contourArea(hull):
+                elif (
+                    1.2 * typical < ra < 5 * typical
+                    and ra > solid * cv2.contourArea(hull)
+                    and self._cards_across(cards, hull, scale)
+                ):
                     # Solid like a few cards side by side (grain and shadows are not): read its sides.
                     out.extend(c for c in self._from_sides(image, r, scale, cards + out) if c.score >= 0.5)
         return out
+
+    def _cards_across(self, cards: list[CardCandidate], hull: np.ndarray, scale: float) -> bool:
+        """Whether a blob (its hull in work px) is wide enough to hold whole cards: a card's short
+        side across, at least (a strip of wood grain is narrower, and reading its sides cost
+        ~30 ms for nothing)."""
+        if self.table is None:
+            return True  # the size a card has there is not known well enough to judge
+        (cx, cy), dims, _ = cv2.minAreaRect(hull)
+        expected = self._expected_card_px(cards, np.array([cx, cy]) * scale)
+        return expected is None or min(dims) * scale > 0.95 * expected[0]
 
     def _cut_by_frame(
         self, image: np.ndarray, quads: list[np.ndarray], scale: float, cards: list[CardCandidate]
