@@ -869,8 +869,15 @@ class CardDetector:
         inter, _ = cv2.intersectConvexConvex(new.astype(np.float32), frame)
         if inter < 0.5 * abs(_poly_area(new)):
             return []  # mostly out of view: too little seen to place it
+        return self._completed(new, sig, fit, sup, resid)
+
+    def _completed(
+        self, new: np.ndarray, sig: np.ndarray, fit: QuadFit, sup: list[float], resid: float
+    ) -> list[CardCandidate]:
+        """[the card completed to corners `new` (px) with sigmas `sig`] if its seen sides' fit
+        is good enough, else []."""
         score = float(np.clip(np.mean(sup), 0, 1) * math.exp(-max(resid - 0.3, 0) / 1.5))
-        if score < s.min_score:
+        if score < self.settings.min_score:
             return []
         order = _order_index(new)
         corners_mm = self.table.to_mm(new)
@@ -955,21 +962,7 @@ class CardDetector:
         for far, length, seen_len in ((a, la_card, la), (b, lb_card, lb)):
             sig[far] = math.hypot(fit.sigma_px[far] * length / max(seen_len, 1e-9), fit.sigma_px[v])
         sig[j] = math.hypot(sig[a], sig[b])
-        score = float(np.clip(np.mean(sup), 0, 1) * math.exp(-max(resid - 0.3, 0) / 1.5))
-        if score < s.min_score:
-            return []
-        order = _order_index(new)
-        corners_mm = self.table.to_mm(new)
-        return [
-            CardCandidate(
-                corners_px=new[order],
-                sigma_px=sig[order],
-                score=score,
-                fit=fit,
-                corners_mm=corners_mm[order],
-                sigma_mm=np.asarray(self.table.sigma_mm(new, sig))[order],
-            )
-        ]
+        return self._completed(new, sig, fit, sup, resid)
 
     def _px_at_mm(self, p: np.ndarray, d: np.ndarray, dist_mm: float, p_mm: np.ndarray) -> float | None:
         """How far (px) along the image line p + t d lies the point dist_mm from p on the table."""
