@@ -1300,13 +1300,7 @@ def _card_plus_gap(
         ring = (short_j - short_i) / 2
         if ring < 2 * (1.5 + float(np.clip(0.02 * short_j, 2.0, 6.0))):
             continue  # too thin to look at both sides of it apart
-        _, out_i = _outline_colours(image, qi, short_i)
-        in_j, _ = _outline_colours(image, qj, short_j)
-        mid_i = (qi + np.roll(qi, -1, axis=0)) / 2
-        mid_j = (qj + np.roll(qj, -1, axis=0)) / 2
-        facing = np.linalg.norm(mid_j[:, None] - mid_i[None], axis=2).argmin(axis=1)
-        broken = np.linalg.norm(in_j - out_i[facing], axis=1) > 40.0
-        drop[j] = int(broken.sum()) >= 3
+        drop[j] = int((_ring_steps(image, qi, qj) > 40.0).sum()) >= 3
     return drop
 
 
@@ -1314,13 +1308,19 @@ def _one_colour_between(image: np.ndarray, inner: np.ndarray, outer: np.ndarray)
     """True when the ring between the quad `inner` and the quad `outer` around it (px) is one
     colour on every side: a card's border around a frame printed on it, not the gap to the
     neighbours (whose edge the ring would hold)."""
-    short_i, short_o = _side_lengths(inner)[0], _side_lengths(outer)[0]
-    _, out_i = _outline_colours(image, inner, short_i)
-    in_o, _ = _outline_colours(image, outer, short_o)
+    return bool(np.all(_ring_steps(image, inner, outer) < 30.0))
+
+
+def _ring_steps(image: np.ndarray, inner: np.ndarray, outer: np.ndarray) -> np.ndarray:
+    """Per side of `outer`, how far the colour just inside it is from the colour just outside the
+    facing side of `inner` (px quads, `inner` within `outer`): small all round when the ring
+    between them is one colour."""
+    _, out_i = _outline_colours(image, inner, _side_lengths(inner)[0])
+    in_o, _ = _outline_colours(image, outer, _side_lengths(outer)[0])
     mid_i = (inner + np.roll(inner, -1, axis=0)) / 2
     mid_o = (outer + np.roll(outer, -1, axis=0)) / 2
     facing = np.linalg.norm(mid_o[:, None] - mid_i[None], axis=2).argmin(axis=1)
-    return bool(np.all(np.linalg.norm(in_o - out_i[facing], axis=1) < 30.0))
+    return np.linalg.norm(in_o - out_i[facing], axis=1)
 
 
 def _table_colour(small: np.ndarray) -> np.ndarray:

@@ -21,6 +21,7 @@ from functools import lru_cache
 
 import cv2
 import numpy as np
+from scipy.special import ndtr  # the normal CDF, vectorised (numpy has no erf)
 
 # Fraction of each side left out at both ends: the rounded corners (3 mm of 63 mm) plus the
 # rough quad's error.
@@ -418,8 +419,6 @@ def _step_models(m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray
     """The coarse grid (every other e): for each model an orthonormal basis of its levels (m x 3
     columns each; a one-step model's third is zero), the map from a profile to its levels a, b, c
     (same layout), its parameters (e, w, s, k) and whether it is a one-step model."""
-    from scipy.special import ndtr
-
     x = np.arange(m) - MODEL_INSIDE
     q, pinv, params = [], [], []
     for s in _S_GRID:
@@ -446,8 +445,6 @@ def _step_models(m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray
 def _own_edge_shifts(img, lines: _Lines, out, p0, p1, pol, ns, width, px_per_mm: float) -> np.ndarray:
     """Per side, how far (px, outward) the card's own edge lies from its fitted line; 0 where the
     profile is one plain step (the line is on it) or too unclear to say."""
-    from scipy.special import ndtr
-
     k = len(p0)
     c, dd = lines.c, lines.d
     normal = np.stack([-dd[:, 1], dd[:, 0]], axis=1)
@@ -519,8 +516,6 @@ def _fit_band(y: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     """Levenberg-Marquardt fit of the card | band | table model to profiles y (g x m) from theta
     (g x 7: a, b, c, e, w, s, k; the band's outer blur is k * s); theta and the residual sums of
     squares."""
-    from scipy.special import ndtr
-
     x = np.arange(y.shape[1]) - MODEL_INSIDE
     th = theta.copy()
     th[:, 6] = np.log(theta[:, 6] * theta[:, 5])  # the outer blur itself, and both as logs
