@@ -206,11 +206,34 @@ def test_cli_player_view_on_a_secure_referee_needs_the_seats_own_key(tmp_path):
     assert len(frames(tmp_path / "ann")) == 1
 
 
-def free_display_number() -> int:
+def _owns_display(proc: subprocess.Popen, n: int) -> bool:
+    """Whether this Xvfb process is the server of display :n - the lock file holds the owner's pid,
+    so a display started by another test run on the same machine is never mistaken for ours."""
+    try:
+        owner = int(Path(f"/tmp/.X{n}-lock").read_text().strip())
+    except (OSError, ValueError):
+        return False
+    return owner == proc.pid and Path(f"/tmp/.X11-unix/X{n}").exists()
+
+
+def start_xvfb() -> tuple[subprocess.Popen, int]:
     for n in range(70, 200):
-        if not Path(f"/tmp/.X11-unix/X{n}").exists() and not Path(f"/tmp/.X{n}-lock").exists():
-            return n
-    raise RuntimeError("no free X display number")
+        if Path(f"/tmp/.X11-unix/X{n}").exists() or Path(f"/tmp/.X{n}-lock").exists():
+            continue
+        proc = subprocess.Popen(
+            ["Xvfb", f":{n}", "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 10
+        while proc.poll() is None and not _owns_display(proc, n) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if proc.poll() is None and _owns_display(proc, n):
+            return proc, n
+        # Another run took this number between our check and the server's start: try the next.
+        proc.kill()
+        proc.wait(10)
+    raise RuntimeError("Xvfb did not start on any display number from :70 to :199")
 
 
 @pytest.fixture
@@ -221,18 +244,7 @@ def xvfb():
         pytest.skip(
             "xwd and ImageMagick's convert are needed for the screenshot (apt-get install x11-apps imagemagick)"
         )
-    n = free_display_number()
-    proc = subprocess.Popen(
-        ["Xvfb", f":{n}", "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 10
-    while not Path(f"/tmp/.X11-unix/X{n}").exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    if proc.poll() is not None or not Path(f"/tmp/.X11-unix/X{n}").exists():
-        proc.kill()
-        pytest.skip("Xvfb did not start")
+    proc, n = start_xvfb()
     try:
         yield f":{n}"
     finally:
