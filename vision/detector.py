@@ -218,6 +218,12 @@ class CardDetector:
                 a = cv2.contourArea(cnt)
                 if a < min_area_small or a > max_area_small:
                     continue
+                if self.table is not None and _at_frame_edge(cnt, small.shape):
+                    # A card showing three corners is a pentagon, two of whose corners are on
+                    # the frame's edge: its two sides from there meet at the hidden corner.
+                    q = _beyond_pentagon(cnt, small.shape)
+                    if q is not None:
+                        cut_quads.append(q * scale + (scale - 1) / 2)
                 quads = _rough_quads(cnt)
                 if not quads:
                     unions.append(cnt)
@@ -881,6 +887,8 @@ class CardDetector:
             past_corner = corner_in_view and hid == i1
             if seen_mm > length * (1 + s.size_tolerance) and not past_corner:
                 return []  # longer than a card
+            if past_corner and seen_mm < length * (1 - s.size_tolerance):
+                return []  # the card's corner there would be out of view: not the card seen
             d = c[hid] - c[real]
             t = self._px_at_mm(c[real], d / np.linalg.norm(d), length, mm[real])
             if t is None:
@@ -1188,13 +1196,14 @@ def _three_corners_in_view(
     corners [on the edge, on the edge, v, a] with v the corner opposite the hidden one. Its sides
     are the frame's edge, the line of the card's edge v-b (b the third corner in view) up to the
     frame's edge, the card's edge v-a, and the edge from a towards the hidden corner, which runs
-    off the frame. Of the two ways round, the one whose line past b reaches the frame's edge
-    soonest (most of that side is the card's edge, the rest is table); None when neither is
-    close, or the quad is no such quad."""
+    off the frame. Of the two ways round whose line past b reaches the frame's edge soon (most
+    of that side is the card's edge, the rest is table), the one that shows more of the side
+    from a; None when there is none, or the quad is no such quad."""
     h, w = shape[:2]
     lo, hi = (-0.5, -0.5), (w - 0.5, h - 0.5)
     pts = _points(q)
-    inside = [all(lo[x] + near < p[x] < hi[x] - near for x in (0, 1)) for p in pts]
+    # The corners in view may be close to the frame's edge (a blob's outline keeps off it).
+    inside = [all(lo[x] + 1.0 < p[x] < hi[x] - 1.0 for x in (0, 1)) for p in pts]
     if sum(inside) != 3:
         return None
     k = inside.index(False)
@@ -1221,9 +1230,39 @@ def _three_corners_in_view(
         gb, ea = v + t * d, a + e * (lim - a[axis]) / e[axis]
         if not all(lo[1 - axis] < p[1 - axis] < hi[1 - axis] for p in (gb, ea)):
             continue
-        if best is None or t < best[0]:
-            best = (t, np.array([ea, gb, v, a]))
+        stub = float(np.linalg.norm(ea - a))  # what is in view of the side a - hidden corner
+        if best is None or stub > best[0]:
+            best = (stub, np.array([ea, gb, v, a]))
     return None if best is None else (best[1], axis, lim)
+
+
+def _beyond_pentagon(cnt: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | None:
+    """For a contour (px of an image of this shape) whose hull is a pentagon with one side on the
+    frame's edge: the quad of its three other corners and the point where its two sides from
+    the frame's edge meet beyond it (in order round the pentagon); else None."""
+    hull = cv2.convexHull(cnt)
+    if cv2.contourArea(cnt) < 0.75 * cv2.contourArea(hull):
+        return None
+    peri = cv2.arcLength(hull, True)
+    for eps in (0.004, 0.007, 0.01, 0.02, 0.04):  # the sides up to the frame's edge may be short
+        ap = cv2.approxPolyDP(hull, eps * peri, True).reshape(-1, 2).astype(np.float64)
+        if len(ap) <= 5:
+            break
+    if len(ap) != 5:
+        return None
+    h, w = shape[:2]
+    for i in range(5):
+        e1, e2 = ap[i], ap[(i + 1) % 5]
+        if not _along_frame_edge(e1, e2, (w, h), tol=3.0):
+            continue
+        a, b, c = ap[(i + 2) % 5], ap[(i + 3) % 5], ap[(i + 4) % 5]
+        d1, d2 = a - e2, c - e1
+        m = np.array([d1, -d2]).T
+        if abs(np.linalg.det(m)) < 1e-6:
+            return None
+        t = np.linalg.solve(m, e1 - e2)
+        return np.array([a, b, c, e2 + t[0] * d1])
+    return None
 
 
 def _at_frame_edge(cnt: np.ndarray, shape: tuple[int, ...]) -> bool:
