@@ -23,6 +23,8 @@ from vision.edges import QuadFit, refine_quad
 from vision.table import TableMap
 
 WORK_LONG_SIDE = 960  # candidate maps are computed on a copy this size (long side, px)
+# The table's brightness across a frame and in a card's own shadow, relative to its typical colour.
+SHADE_RANGE = (0.3, 1.4)
 TYPICAL_FOCAL = 0.8  # a phone's or webcam's focal length, in units of the frame's long side
 
 
@@ -216,6 +218,12 @@ class CardDetector:
                 a = cv2.contourArea(cnt)
                 if a < min_area_small or a > max_area_small:
                     continue
+                if self.table is not None and _at_frame_edge(cnt, small.shape):
+                    # A card showing three corners is a pentagon, two of whose corners are on
+                    # the frame's edge: its two sides from there meet at the hidden corner.
+                    q = _beyond_pentagon(cnt, small.shape)
+                    if q is not None:
+                        cut_quads.append(q * scale + (scale - 1) / 2)
                 quads = _rough_quads(cnt)
                 if not quads:
                     unions.append(cnt)
@@ -690,7 +698,8 @@ class CardDetector:
         self, image: np.ndarray, quads: list[np.ndarray], scale: float, cards: list[CardCandidate]
     ) -> list[CardCandidate]:
         """Cards running off the frame, from rough quads (full-size px) with a side on the frame's
-        edge that no found card explains."""
+        edge, or with one corner beyond it (a card showing three corners), that no found card
+        explains."""
         # A blob's outline keeps a few px off the frame's edge (the maps' dilation and opening).
         near = 3.0 * scale + 3.0
         out: list[CardCandidate] = []
@@ -703,8 +712,13 @@ class CardDetector:
             table = np.median(np.concatenate(around), axis=0)
         for q in quads:
             side = _frame_side(q, image.shape, near)
+            three = False
             if side is None:
-                continue
+                got = _three_corners_in_view(q, image.shape, near)
+                if got is None:
+                    continue
+                q, side = got[0], (0, *got[1:])
+                three = True
             ctr = q.mean(axis=0)
             if any(
                 cv2.pointPolygonTest(c.corners_px.astype(np.float32), (float(ctr[0]), float(ctr[1])), False)
@@ -716,7 +730,9 @@ class CardDetector:
             if any(np.abs(q - d).max() < 0.1 * short for d in done):
                 continue
             done.append(q)
-            out.extend(self._fit_cut(image, q, *side, reach=2.5 * scale + 2.5, table=table))
+            out.extend(
+                self._fit_cut(image, q, *side, reach=2.5 * scale + 2.5, table=table, corner_in_view=three)
+            )
         return out
 
     def _fit_cut(
@@ -729,12 +745,16 @@ class CardDetector:
         reach: float,
         table: np.ndarray,
         grow: bool = True,
+        corner_in_view: bool = False,
     ) -> list[CardCandidate]:
         """The card of which the rough quad q (full-size px) is the part inside the frame, side i
         on the frame's edge (`axis` = `lim`). Beyond the frame the crop is padded with a colour
         unlike the card's, so the frame's edge is a plain straight edge that stands in for the
         hidden part while the three visible sides are fitted; the card's far side is then where
-        the known card size puts it along the two sides that run off the frame."""
+        the known card size puts it along the two sides that run off the frame.
+        `corner_in_view`: the card shows three corners (see `_three_corners_in_view`): side i + 1
+        runs past the card's corner in view to the frame's edge, over the table; the size places
+        that corner, and the side's edge must end there."""
         s = self.settings
         h, w = image.shape[:2]
         q = q.copy()
@@ -837,7 +857,15 @@ class CardDetector:
                         return []
                     bigger[k0] = bigger[k1] + d * (lim - bigger[k1, axis]) / d[axis]
                 return self._fit_cut(
-                    image, bigger, i, axis, lim, reach=max(0.35 * m, 2.5), table=table, grow=False
+                    image,
+                    bigger,
+                    i,
+                    axis,
+                    lim,
+                    reach=max(0.35 * m, 2.5),
+                    table=table,
+                    grow=False,
+                    corner_in_view=corner_in_view,
                 )
             return []
         # Only one of the card's sizes is measured: each seen side must be a card's own edge, with
@@ -845,7 +873,7 @@ class CardDetector:
         # the table between cards, whose sides are the neighbours' edges).
         inside, outside = _outline_colours(image, c, short_px)
         din = np.linalg.norm(inside - table, axis=1)[[i1, i2, i3]]
-        dout = np.linalg.norm(outside - table, axis=1)[[i1, i2, i3]]
+        dout = _off_table(outside, table)[[i1, i2, i3]]
         # One side running off the frame may touch another card (cards close together); a printed
         # frame or the gap between cards has the wrong thing outside on all of them. The far side
         # places the card along its length: it must be the card's edge.
@@ -856,13 +884,18 @@ class CardDetector:
         sig = fit.sigma_px.copy()
         for real, hid in ((i2, i1), (i3, i)):
             seen_mm = float(np.linalg.norm(mm[hid] - mm[real]))
-            if seen_mm > length * (1 + s.size_tolerance):
+            past_corner = corner_in_view and hid == i1
+            if seen_mm > length * (1 + s.size_tolerance) and not past_corner:
                 return []  # longer than a card
+            if past_corner and seen_mm < length * (1 - s.size_tolerance):
+                return []  # the card's corner there would be out of view: not the card seen
             d = c[hid] - c[real]
             t = self._px_at_mm(c[real], d / np.linalg.norm(d), length, mm[real])
             if t is None:
                 return []
             new[hid] = c[real] + t * d / np.linalg.norm(d)
+            if past_corner and not self._ends_at(image, new[hid], c[hid], c.mean(axis=0), inside[i1], table):
+                return []  # the edge runs on past where the card's size ends it: not this card
             # The side's direction error grows with the distance from what was seen.
             sig[hid] = math.hypot(fit.sigma_px[hid] * t / max(np.linalg.norm(d), 1.0), fit.sigma_px[real])
         frame = np.array([[-0.5, -0.5], [w - 0.5, -0.5], [w - 0.5, h - 0.5], [-0.5, h - 0.5]], np.float32)
@@ -870,6 +903,37 @@ class CardDetector:
         if inter < 0.5 * abs(_poly_area(new)):
             return []  # mostly out of view: too little seen to place it
         return self._completed(new, sig, fit, sup, resid)
+
+    def _ends_at(
+        self,
+        image: np.ndarray,
+        corner: np.ndarray,
+        beyond: np.ndarray,
+        ctr: np.ndarray,
+        card: np.ndarray,
+        table: np.ndarray,
+    ) -> bool:
+        """Whether a card whose edge runs from its corner `corner` on towards `beyond` (px) shows
+        the table, not itself, just inside that line past the corner (`ctr`: a point on the
+        card's side of it; `card`: the card's colour just inside its edge)."""
+        d = beyond - corner
+        gap = float(np.linalg.norm(d))
+        start = max(3.0, 1.5 / float(np.mean(self.table.mm_per_px(corner[None]))))  # clear of a shadow
+        if gap < start + 3.0:
+            return True  # the corner is at the frame's edge: nothing past it to look at
+        d /= gap
+        inward = (ctr - corner) - ((ctr - corner) @ d) * d
+        pts = (
+            corner
+            + np.linspace(start, gap - 1.0, 6)[:, None] * d
+            + 4.0 * inward / (np.linalg.norm(inward) + 1e-9)
+        )
+        pts = pts.astype(np.float32)
+        past = cv2.remap(
+            image, pts[:, :1].copy(), pts[:, 1:].copy(), cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+        ).reshape(len(pts), -1)
+        colour = np.median(past.astype(np.float32), axis=0)
+        return float(_off_table(colour[None], table)[0]) < float(np.linalg.norm(colour - card))
 
     def _completed(
         self, new: np.ndarray, sig: np.ndarray, fit: QuadFit, sup: list[float], resid: float
@@ -916,9 +980,10 @@ class CardDetector:
         # the frame leaves table between it and the frame's edge, which a side fitted along the
         # frame's edge spans).
         inside, outside = _outline_colours(image, c, short_px)
+        dout = _off_table(outside, table)
         ctr = c.mean(axis=0)
         for k, start, end in ((a, v, a), (v, v, b)):
-            if np.linalg.norm(outside[k] - table) > 30.0:
+            if dout[k] > 30.0:
                 return []
             d = c[end] - c[start]
             t = np.linspace(0.9, 0.98, 5)[:, None]
@@ -1123,6 +1188,83 @@ def _frame_side(q: np.ndarray, shape: tuple[int, ...], near: float) -> tuple[int
     return side
 
 
+def _three_corners_in_view(
+    q: np.ndarray, shape: tuple[int, ...], near: float
+) -> tuple[np.ndarray, int, float] | None:
+    """For a rough quad (full-size px) of a card with one corner beyond one edge of the frame and
+    three in view: (quad, axis, coordinate) of the part of it to fit as a card cut by that edge,
+    corners [on the edge, on the edge, v, a] with v the corner opposite the hidden one. Its sides
+    are the frame's edge, the line of the card's edge v-b (b the third corner in view) up to the
+    frame's edge, the card's edge v-a, and the edge from a towards the hidden corner, which runs
+    off the frame. Of the two ways round whose line past b reaches the frame's edge soon (most
+    of that side is the card's edge, the rest is table), the one that shows more of the side
+    from a; None when there is none, or the quad is no such quad."""
+    h, w = shape[:2]
+    lo, hi = (-0.5, -0.5), (w - 0.5, h - 0.5)
+    pts = _points(q)
+    # The corners in view may be close to the frame's edge (a blob's outline keeps off it).
+    inside = [all(lo[x] + 1.0 < p[x] < hi[x] - 1.0 for x in (0, 1)) for p in pts]
+    if sum(inside) != 3:
+        return None
+    k = inside.index(False)
+    hidden = q[k]
+    beyond = [
+        (axis, lim)
+        for axis in (0, 1)
+        for lim, out in ((lo[axis], -1), (hi[axis], 1))
+        if out * (hidden[axis] - lim) > near
+    ]
+    if len(beyond) != 1:
+        return None  # beyond a corner of the frame, or hardly out of view
+    axis, lim = beyond[0]
+    v = q[(k + 2) % 4]
+    best = None
+    for ia, ib in (((k - 1) % 4, (k + 1) % 4), ((k + 1) % 4, (k - 1) % 4)):
+        a, b = q[ia], q[ib]
+        d, e = b - v, hidden - a
+        if abs(d[axis]) < 1e-6 or abs(e[axis]) < 1e-6:
+            continue
+        t = (lim - v[axis]) / d[axis]
+        if not 1.0 < t < 1.35:
+            continue  # the line past b runs far along the table before it leaves the frame
+        gb, ea = v + t * d, a + e * (lim - a[axis]) / e[axis]
+        if not all(lo[1 - axis] < p[1 - axis] < hi[1 - axis] for p in (gb, ea)):
+            continue
+        stub = float(np.linalg.norm(ea - a))  # what is in view of the side a - hidden corner
+        if best is None or stub > best[0]:
+            best = (stub, np.array([ea, gb, v, a]))
+    return None if best is None else (best[1], axis, lim)
+
+
+def _beyond_pentagon(cnt: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | None:
+    """For a contour (px of an image of this shape) whose hull is a pentagon with one side on the
+    frame's edge: the quad of its three other corners and the point where its two sides from
+    the frame's edge meet beyond it (in order round the pentagon); else None."""
+    hull = cv2.convexHull(cnt)
+    if cv2.contourArea(cnt) < 0.75 * cv2.contourArea(hull):
+        return None
+    peri = cv2.arcLength(hull, True)
+    for eps in (0.004, 0.007, 0.01, 0.02, 0.04):  # the sides up to the frame's edge may be short
+        ap = cv2.approxPolyDP(hull, eps * peri, True).reshape(-1, 2).astype(np.float64)
+        if len(ap) <= 5:
+            break
+    if len(ap) != 5:
+        return None
+    h, w = shape[:2]
+    for i in range(5):
+        e1, e2 = ap[i], ap[(i + 1) % 5]
+        if not _along_frame_edge(e1, e2, (w, h), tol=3.0):
+            continue
+        a, b, c = ap[(i + 2) % 5], ap[(i + 3) % 5], ap[(i + 4) % 5]
+        d1, d2 = a - e2, c - e1
+        m = np.array([d1, -d2]).T
+        if abs(np.linalg.det(m)) < 1e-6:
+            return None
+        t = np.linalg.solve(m, e1 - e2)
+        return np.array([a, b, c, e2 + t[0] * d1])
+    return None
+
+
 def _at_frame_edge(cnt: np.ndarray, shape: tuple[int, ...]) -> bool:
     """True when the contour (px of an image of this shape) reaches within 2 px of its border."""
     x, y, w, h = cv2.boundingRect(cnt)
@@ -1259,6 +1401,15 @@ def _outline_colours(image: np.ndarray, q: np.ndarray, short: float) -> tuple[np
     inside = np.median(sampled[:, :, :k].reshape(4, -1, sampled.shape[-1]), axis=1)
     outside = np.median(sampled[:, :, k:].reshape(4, -1, sampled.shape[-1]), axis=1)
     return inside, outside
+
+
+def _off_table(colours: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """How far (colour distance) each of `colours` (n x C) is from the table's colour under any
+    light the table gets: its colour scaled by a brightness factor (a card's own shadow just
+    outside its edge, uneven light across the frame), not a colour of another hue."""
+    t = np.asarray(table, np.float64)
+    k = np.clip(colours @ t / max(float(t @ t), 1e-9), SHADE_RANGE[0], SHADE_RANGE[1])
+    return np.linalg.norm(colours - k[:, None] * t, axis=1)
 
 
 def _one_polarity(steps: np.ndarray, strong: float = 20.0) -> bool:
