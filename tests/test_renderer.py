@@ -32,7 +32,9 @@ DIST = (-0.08, 0.03, 0.001, -0.0005, 0.0)
 
 @pytest.fixture(scope="module")
 def cam720() -> Camera:
-    return Camera.for_resolution("720p", hfov_deg=55, distortion=DIST, pose=CameraPose(950, 28, 8, (600, 380)))
+    return Camera.for_resolution(
+        "720p", hfov_deg=55, distortion=DIST, pose=CameraPose(950, 28, 8, (600, 380))
+    )
 
 
 def test_truth_corners_are_the_true_projection(cam720: Camera) -> None:
@@ -73,7 +75,9 @@ def test_corners_are_clockwise_from_top_left(cam720: Camera) -> None:
 def test_rendered_card_edges_lie_on_the_true_corners() -> None:
     """A white card on dark cloth, seen through a distorting lens: the card's outline found in
     the pixels (straight-edge fit) meets the truth's sharp corners to within a pixel."""
-    cam = Camera.for_resolution("1080p", hfov_deg=50, distortion=DIST, pose=CameraPose(800, 20, 0, (600, 400)))
+    cam = Camera.for_resolution(
+        "1080p", hfov_deg=50, distortion=DIST, pose=CameraPose(800, 20, 0, (600, 400))
+    )
     card = Card(1, "Empty Lair", (620.0, 410.0), 17.0, True)
     cond = PRESETS["ideal"].replace(surface="dark_cloth", surface_texture=0.0)
     frame = Renderer(cam, cond).render(Scene(cards=(card,)), seed=0)
@@ -103,7 +107,9 @@ def test_rendered_card_edges_lie_on_the_true_corners() -> None:
 
 
 def test_charuco_board_is_found_where_the_truth_says() -> None:
-    cam = Camera.for_resolution("720p", hfov_deg=55, distortion=DIST, pose=CameraPose(650, 25, 30, (600, 350)))
+    cam = Camera.for_resolution(
+        "720p", hfov_deg=55, distortion=DIST, pose=CameraPose(650, 25, 30, (600, 350))
+    )
     spec = BoardSpec()
     sheet = board_sheet(spec, (600.0, 350.0), 7.0)
     frame = Renderer(cam, PRESETS["white"]).render(Scene(sheets=(sheet,)), seed=2)
@@ -186,7 +192,9 @@ def test_random_layouts_are_legal_with_many_pairs_near_reach() -> None:
             assert not overlaps(a, outlines[i + 1 :])
             for j, b in enumerate(outlines[i + 1 :], start=i + 1):
                 g = gap_mm(a, b)
-                assert convex_gap_mm(cards[i].corners_mm(), cards[j].corners_mm()) == pytest.approx(g, abs=1e-6)
+                assert convex_gap_mm(cards[i].corners_mm(), cards[j].corners_mm()) == pytest.approx(
+                    g, abs=1e-6
+                )
                 total += 1
                 near += 55 <= g <= 71
     assert near >= 0.1 * 45  # many pairs near the 63 mm threshold
