@@ -32,6 +32,14 @@ NOT_BACK = 0.85
 COVER_PX = 0.8
 COVER_CAP = 1.5  # per-pixel distance cap in that comparison
 MIN_UNCOVERED = 0.6
+# Glare (a lamp's mirror image) adds light that varies across a card, and a pawn on a back hides
+# its only print, the target: the plain comparison then finds the back near (under NOT_BACK) but
+# not near enough. The back is then fitted under a light model (`_lit_explained`): it is the back
+# if that explains at least LIT_BACK of the card within LIT_TOL (camera levels, 0..255). A face
+# is print on white card: the back explains little of it under any light.
+LIT_TOL = 15.0
+LIT_BACK = 0.5
+LIT_START, LIT_ROUNDS = 0.6, 4
 # A card cut by the frame's edge: the least share of it that must be in the frame to be read.
 MIN_SHOWN = 0.35
 COVER_MATCH = 0.75
@@ -89,13 +97,47 @@ def _rectified(
     return out, shown
 
 
-def _lab(card_img: np.ndarray) -> np.ndarray:
-    """Lab image (DESC_SIZE, float32, not normalised) of an upright card image."""
+def _small(card_img: np.ndarray) -> np.ndarray:
+    """The compared part of an upright card image (inside MARGIN), at DESC_SIZE, BGR uint8."""
     h, w = card_img.shape[:2]
     mx, my = int(round(w * MARGIN)), int(round(h * MARGIN))
     inner = card_img[my : h - my, mx : w - mx]
-    small = cv2.resize(inner, DESC_SIZE, interpolation=cv2.INTER_AREA)
-    return cv2.cvtColor(small, cv2.COLOR_BGR2Lab).astype(np.float32)
+    return cv2.resize(inner, DESC_SIZE, interpolation=cv2.INTER_AREA)
+
+
+def _lab(card_img: np.ndarray) -> np.ndarray:
+    """Lab image (DESC_SIZE, float32, not normalised) of an upright card image."""
+    return cv2.cvtColor(_small(card_img), cv2.COLOR_BGR2Lab).astype(np.float32)
+
+
+def _lit_explained(seen: np.ndarray, ref: np.ndarray, use: np.ndarray | None = None) -> float:
+    """Share of the pixels `use` (all if None) of `seen` (DESC_SIZE, BGR) that `ref` explains
+    within LIT_TOL under a light model per colour channel: a gain (not negative) times `ref` plus a
+    wash linear across the card (glare, uneven light). Fitted robustly: first on the best
+    LIT_START of the pixels, then on those it explains, so a pawn is left out of the fit."""
+    h, w = seen.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    pos = np.stack([np.ones(h * w, np.float32), xx.ravel() / w - 0.5, yy.ravel() / h - 0.5], axis=1)
+    s = seen.reshape(-1, 3).astype(np.float32)
+    r = ref.reshape(-1, 3).astype(np.float32)
+    if use is not None:
+        s, r, pos = s[use.ravel()], r[use.ravel()], pos[use.ravel()]
+    fit = np.ones(len(s), bool)
+    err = np.zeros(len(s), np.float32)
+    for i in range(LIT_ROUNDS):
+        if fit.sum() < 8:
+            return 0.0
+        err[:] = 0.0
+        for c in range(3):
+            a = np.column_stack([r[:, c], pos])
+            coef = np.linalg.lstsq(a[fit], s[fit, c], rcond=None)[0]
+            if coef[0] < 0:  # light adds no negative of the art: the gain is 0 at least
+                a = pos
+                coef = np.linalg.lstsq(a[fit], s[fit, c], rcond=None)[0]
+            err += (s[:, c] - a @ coef) ** 2
+        err = np.sqrt(err)
+        fit = err <= (np.quantile(err, LIT_START) if i == 0 else LIT_TOL)
+    return float(fit.mean())
 
 
 def _normalise(lab: np.ndarray, use: np.ndarray | None = None) -> np.ndarray:
@@ -164,6 +206,7 @@ class FaceLibrary:
         self._lab: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # the same, not normalised
         self._back_desc: tuple[np.ndarray, np.ndarray] | None = None
         self._back_lab: np.ndarray | None = None  # both ways, not normalised
+        self._back_small: list[np.ndarray] = []  # both ways, BGR (`_small`)
         self._names: dict[str, tuple[list[np.ndarray], list[np.ndarray]]] = {}  # name bands, both ways
         self._stack: tuple[list[str], np.ndarray] | None = None  # every face, up then down
         self._lab_stack: np.ndarray | None = None  # the same, not normalised
@@ -173,6 +216,7 @@ class FaceLibrary:
         self.back = _store(card_img)
         self._back_desc = _both(self.back)
         self._back_lab = np.stack([_lab(self.back), _lab(cv2.rotate(self.back, cv2.ROTATE_180))])
+        self._back_small = [_small(self.back), _small(cv2.rotate(self.back, cv2.ROTATE_180))]
 
     def add_face(self, name: str, card_img: np.ndarray) -> None:
         if not name or not name.strip():
@@ -239,7 +283,8 @@ class FaceLibrary:
     # ---- reading -------------------------------------------------------------------------------
     def read(self, image: np.ndarray, corners_px: np.ndarray) -> FaceReading:
         img, shown = _rectified(image, corners_px, (DESC_SIZE[0] * 3, DESC_SIZE[1] * 3))
-        lab = _lab(img)
+        small = _small(img)
+        lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab).astype(np.float32)
         # A card cut by the frame's edge is compared on the part the frame shows only (what the
         # warp makes up beyond the edge - the edge's pixels drawn out - is no card).
         use = None if shown is None else _shown_pixels(shown)
@@ -279,6 +324,9 @@ class FaceLibrary:
             if name is not None:
                 return FaceReading("up", name, back_d, d_cov, flip)
             return FaceReading("up", None, back_d, best_d, False)
+        # Near the back, not near enough: glare on a back whose target a pawn hides?
+        if back_d < NOT_BACK and max(_lit_explained(small, b, use) for b in self._back_small) >= LIT_BACK:
+            return FaceReading("down", None, back_d, best_d, False)
         return FaceReading("unknown", None, back_d, best_d, False)
 
     def _face_stack(self, use: np.ndarray | None = None) -> tuple[list[str], np.ndarray]:

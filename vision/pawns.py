@@ -817,7 +817,20 @@ def _blob(fr: _Frame, roi, box, m, own, k, x, y, w, h, area, probe) -> list[_Blo
     # A pale blob is judged whole even on known art: what the art leaves of paled print (a
     # target's inner ring, cut open) is less compact than a pawn.
     lenient = (known and not fr.strict) or probe
-    info = _judge(roi, m, own, x, y, w, h, area, fr.min_area, fr.max_area, lenient=lenient, probe=probe)
+    # A glare highlight on a pawn pales its colour (its hue kept) and brightens it: not a hole
+    # in it. (Print inside a printed ring, vivid or paled by blur with darker ink, still is.)
+    paled = None
+    if not probe and fr.min_saturation > PALE_SATURATION:
+        part = roi[y : y + h, x : x + w]
+        bright = part.max(axis=2)
+        paled = (
+            (_classes(part, fr.hue_table, PALE_SATURATION) == k)
+            & (_classes(part, fr.hue_table, fr.min_saturation) == 0)
+            & (bright >= np.median(bright[own]))
+        )
+    info = _judge(
+        roi, m, own, x, y, w, h, area, fr.min_area, fr.max_area, lenient=lenient, probe=probe, paled=paled
+    )
     if info is None:
         return []
     solidity, ring_bgr = info
@@ -997,10 +1010,10 @@ def _art_match(seen: np.ndarray, warped: np.ndarray, gain: np.ndarray, erode: bo
 
 
 def _judge(
-    roi, m, own, x, y, w, h, area, min_area, max_area, lenient=False, probe=False
+    roi, m, own, x, y, w, h, area, min_area, max_area, lenient=False, probe=False, paled=None
 ) -> tuple[float, np.ndarray] | None:
     """(solidity, mean colour of its surroundings) of a blob if it can be a pawn, else None. A
-    `probe` judges no shapes."""
+    `probe` judges no shapes. `paled` (as `own`): pixels of its colour, paler, that are no hole in it."""
     if not ((PROBE_AREA if probe else 0.5 if lenient else 1.0) * min_area <= area <= max_area):
         return None
     contours, _ = cv2.findContours(own.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
@@ -1013,7 +1026,7 @@ def _judge(
             return None  # a thin strip (a card's printed frame), not a standing figure
         if solidity < (0.6 if lenient else 1.0) * MIN_SOLIDITY:
             return None  # an L or a letter, not a figure
-        if _hole_fraction(own, c) > MAX_HOLES:
+        if _hole_fraction(own if paled is None else own | paled, c) > MAX_HOLES:
             return None
     contrast, ring_bgr = _contrast(roi, m, own, x, y, w, h)
     if contrast < (PROBE_CONTRAST if probe else 1.0) * MIN_CONTRAST:
