@@ -40,6 +40,10 @@ MIN_UNCOVERED = 0.6
 LIT_TOL = 15.0
 LIT_BACK = 0.5
 LIT_START, LIT_ROUNDS = 0.6, 4
+# Glare washes a face out too: when nothing else names a face-up card, the LIT_RIVALS nearest
+# faces are fitted under the light model; the best names it if it explains at least LIT_FACE of
+# the card, LIT_MARGIN more than the next, and the printed names (`_read_names`) agree.
+LIT_RIVALS, LIT_FACE, LIT_MARGIN = 6, 0.5, 0.08
 # A card cut by the frame's edge: the least share of it that must be in the frame to be read.
 MIN_SHOWN = 0.35
 COVER_MATCH = 0.75
@@ -204,6 +208,7 @@ class FaceLibrary:
         self.faces: dict[str, np.ndarray] = {}
         self._desc: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._lab: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # the same, not normalised
+        self._small: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # the same, BGR (`_small`)
         self._back_desc: tuple[np.ndarray, np.ndarray] | None = None
         self._back_lab: np.ndarray | None = None  # both ways, not normalised
         self._back_small: list[np.ndarray] = []  # both ways, BGR (`_small`)
@@ -226,6 +231,7 @@ class FaceLibrary:
         self._desc[name] = _both(self.faces[name])
         img = self.faces[name]
         self._lab[name] = (_lab(img), _lab(cv2.rotate(img, cv2.ROTATE_180)))
+        self._small[name] = (_small(img), _small(cv2.rotate(img, cv2.ROTATE_180)))
         self._names[name] = (_name_bands(img), _name_bands(cv2.rotate(img, cv2.ROTATE_180)))
 
     def enroll(self, name: str, photo: np.ndarray, detector=None) -> None:
@@ -323,6 +329,10 @@ class FaceLibrary:
             name, d_cov, flip = self._read_covered(lab, use)
             if name is not None:
                 return FaceReading("up", name, back_d, d_cov, flip)
+            lit = self._read_lit(small, use, ranked[:LIT_RIVALS], image, corners_px)
+            if lit is not None:
+                d_lit = next(dist for dist, n, _ in ranked if n == lit[0])
+                return FaceReading("up", lit[0], back_d, d_lit, lit[1])
             return FaceReading("up", None, back_d, best_d, False)
         # Near the back, not near enough: glare on a back whose target a pawn hides?
         if back_d < NOT_BACK and max(_lit_explained(small, b, use) for b in self._back_small) >= LIT_BACK:
@@ -356,6 +366,27 @@ class FaceLibrary:
         scores.sort()
         (best, name, flip), (second, _, _) = scores[0], scores[1]
         return (name, flip) if best < NAME_MARGIN * second else None
+
+    def _read_lit(
+        self,
+        small: np.ndarray,
+        use: np.ndarray | None,
+        rivals: list[tuple[float, str, bool]],
+        image: np.ndarray,
+        corners_px: np.ndarray,
+    ) -> tuple[str, bool] | None:
+        """Which of the `rivals` (distance, name, upside down) a washed-out face-up card is,
+        under the light model (`_lit_explained`), confirmed by its printed name; None if unsure."""
+        if len(rivals) < 2:
+            return None
+        scored = sorted(
+            ((_lit_explained(small, self._small[n][int(f)], use), n, f) for _, n, f in rivals), reverse=True
+        )
+        (best, name, flip), (second, other, other_flip) = scored[0], scored[1]
+        if best < LIT_FACE or best - second < LIT_MARGIN:
+            return None
+        named = self._read_names(rectify(image, corners_px, NAME_SIZE), [(name, flip), (other, other_flip)])
+        return (name, flip) if named == (name, flip) else None
 
     def _read_covered(self, lab: np.ndarray, use: np.ndarray | None = None) -> tuple[str | None, float, bool]:
         """The face of a card partly covered by something no enrolled face explains (a pawn, a
