@@ -40,6 +40,9 @@ MIN_UNCOVERED = 0.6
 LIT_TOL = 15.0
 LIT_BACK = 0.5
 LIT_START, LIT_ROUNDS = 0.6, 4
+# ... and its colour (Lab a*b*, where the model explains it) must keep LIT_CHROMA of the back's
+# (projected on it) - unless the back is all but grey (chroma under LIT_GREY): then it cannot.
+LIT_CHROMA, LIT_GREY = 0.2, 5.0
 # Glare washes a face out too: when nothing else names a face-up card, the LIT_RIVALS nearest
 # faces are fitted under the light model; the best names it if it explains at least LIT_FACE of
 # the card, LIT_MARGIN more than the next, and the printed names (`_read_names`) agree.
@@ -114,11 +117,12 @@ def _lab(card_img: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(_small(card_img), cv2.COLOR_BGR2Lab).astype(np.float32)
 
 
-def _lit_explained(seen: np.ndarray, ref: np.ndarray, use: np.ndarray | None = None) -> float:
+def _lit_explained(seen: np.ndarray, ref: np.ndarray, use: np.ndarray | None = None, explained: bool = False):
     """Share of the pixels `use` (all if None) of `seen` (DESC_SIZE, BGR) that `ref` explains
     within LIT_TOL under a light model per colour channel: a gain (not negative) times `ref` plus a
     wash linear across the card (glare, uneven light). Fitted robustly: first on the best
-    LIT_START of the pixels, then on those it explains, so a pawn is left out of the fit."""
+    LIT_START of the pixels, then on those it explains, so a pawn is left out of the fit. With
+    `explained`: which pixels it explains (bool, as `seen`), not how many."""
     h, w = seen.shape[:2]
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     pos = np.stack([np.ones(h * w, np.float32), xx.ravel() / w - 0.5, yy.ravel() / h - 0.5], axis=1)
@@ -141,7 +145,16 @@ def _lit_explained(seen: np.ndarray, ref: np.ndarray, use: np.ndarray | None = N
             err += (s[:, c] - a @ coef) ** 2
         err = np.sqrt(err)
         fit = err <= (np.quantile(err, LIT_START) if i == 0 else LIT_TOL)
-    return float(fit.mean())
+    if not explained:
+        return float(fit.mean())
+    out = np.zeros(h * w, bool)
+    out[np.flatnonzero(use.ravel()) if use is not None else slice(None)] = fit
+    return out.reshape(h, w)
+
+
+def _chroma(small: np.ndarray) -> np.ndarray:
+    """Lab a*, b* (float32, 0 = grey) of a BGR image."""
+    return cv2.cvtColor(small, cv2.COLOR_BGR2Lab)[..., 1:].astype(np.float32) - 128.0
 
 
 def _normalise(lab: np.ndarray, use: np.ndarray | None = None) -> np.ndarray:
@@ -335,7 +348,7 @@ class FaceLibrary:
                 return FaceReading("up", lit[0], back_d, d_lit, lit[1])
             return FaceReading("up", None, back_d, best_d, False)
         # Near the back, not near enough: glare on a back whose target a pawn hides?
-        if back_d < NOT_BACK and max(_lit_explained(small, b, use) for b in self._back_small) >= LIT_BACK:
+        if back_d < NOT_BACK and self._lit_back(small, use):
             return FaceReading("down", None, back_d, best_d, False)
         return FaceReading("unknown", None, back_d, best_d, False)
 
@@ -366,6 +379,23 @@ class FaceLibrary:
         scores.sort()
         (best, name, flip), (second, _, _) = scores[0], scores[1]
         return (name, flip) if best < NAME_MARGIN * second else None
+
+    def _lit_back(self, small: np.ndarray, use: np.ndarray | None) -> bool:
+        """Whether the light model (`_lit_explained`) explains at least LIT_BACK of the card
+        `small` by the back, and the card shows the back's colour there: a gain and a wash per
+        channel fit a flat field of any colour, so blank card stock would pass for a plain back
+        - but glare whitens a back, it keeps its hue."""
+        n = small.shape[0] * small.shape[1] if use is None else int(use.sum())
+        for back in self._back_small:
+            fit = _lit_explained(small, back, use, explained=True)
+            if fit.sum() < LIT_BACK * n:
+                continue
+            seen, printed = _chroma(small)[fit].mean(axis=0), _chroma(back)[fit].mean(axis=0)
+            if float(printed @ printed) < LIT_GREY**2:
+                continue  # a grey back: its colour cannot tell it from blank card
+            if float(seen @ printed) >= LIT_CHROMA * float(printed @ printed):
+                return True
+        return False
 
     def _read_lit(
         self,

@@ -48,6 +48,7 @@ MIN_AREA, MAX_AREA = 0.01, 0.5
 # A card is shrunk to about this many pixels across (its square root of area) to look for blobs.
 SEARCH_CARD_PX = 32.0
 MAX_HOLES = 0.15  # a ring (printed target, coin) encloses a hole; a pawn is solid
+HIGHLIGHT_HOLES = 0.3  # at most this much of a pawn's outline a glare highlight can pale
 MAX_ASPECT = 6.0  # longest / shortest side of a blob's rotated box
 MIN_SOLIDITY = 0.6  # blob area / its convex hull's
 TABLE_TOL = 60.0  # BGR distance from the table's colour of what surrounds a pawn on the table
@@ -1026,8 +1027,11 @@ def _judge(
             return None  # a thin strip (a card's printed frame), not a standing figure
         if solidity < (0.6 if lenient else 1.0) * MIN_SOLIDITY:
             return None  # an L or a letter, not a figure
-        if _hole_fraction(own if paled is None else own | paled, c) > MAX_HOLES:
-            return None
+        holes = _hole_fraction(own, c)
+        if holes > MAX_HOLES and (
+            paled is None or holes > HIGHLIGHT_HOLES or _hole_fraction(own | paled, c) > MAX_HOLES
+        ):
+            return None  # a ring; a highlight is a spot on a pawn, not most of it (a striped print)
     contrast, ring_bgr = _contrast(roi, m, own, x, y, w, h)
     if contrast < (PROBE_CONTRAST if probe else 1.0) * MIN_CONTRAST:
         return None  # a patch of grain or print, not something standing out
