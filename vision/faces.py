@@ -134,7 +134,8 @@ def _lit_explained(seen: np.ndarray, ref: np.ndarray, use: np.ndarray | None = N
     err = np.zeros(len(s), np.float32)
     for i in range(LIT_ROUNDS):
         if fit.sum() < 8:
-            return 0.0
+            fit[:] = False
+            break
         err[:] = 0.0
         for c in range(3):
             a = np.column_stack([r[:, c], pos])
