@@ -32,6 +32,23 @@ NOT_BACK = 0.85
 COVER_PX = 0.8
 COVER_CAP = 1.5  # per-pixel distance cap in that comparison
 MIN_UNCOVERED = 0.6
+# Glare (a lamp's mirror image) adds light that varies across a card, and a pawn on a back hides
+# its only print, the target: the plain comparison then finds the back near (under NOT_BACK) but
+# not near enough. The back is then fitted under a light model (`_lit_explained`): it is the back
+# if that explains at least LIT_BACK of the card within LIT_TOL (camera levels, 0..255). A face
+# is print on white card: the back explains little of it under any light.
+LIT_TOL = 15.0
+LIT_BACK = 0.5
+LIT_START, LIT_ROUNDS = 0.6, 4
+# ... and its colour (Lab a*b*, where the model explains it) must keep LIT_CHROMA of the back's
+# (projected on it) - unless the back is all but grey (chroma under LIT_GREY): then it cannot.
+LIT_CHROMA, LIT_GREY = 0.2, 5.0
+# Glare washes a face out too: when nothing else names a face-up card, the LIT_RIVALS nearest
+# faces are fitted under the light model; the best names it if it explains at least LIT_FACE of
+# the card, LIT_MARGIN more than the next, and the printed names (`_read_names`) agree.
+LIT_RIVALS, LIT_FACE, LIT_MARGIN = 6, 0.5, 0.08
+# A card cut by the frame's edge: the least share of it that must be in the frame to be read.
+MIN_SHOWN = 0.35
 COVER_MATCH = 0.75
 COVER_MARGIN = 0.98
 # The nearest face must beat the next by this ratio to be read at once; else look again as above.
@@ -60,38 +77,112 @@ def upright_corners(corners_px: np.ndarray, upside_down: bool = False) -> np.nda
 
 def rectify(image: np.ndarray, corners_px: np.ndarray, size: tuple[int, int] = STORE_SIZE) -> np.ndarray:
     """The card warped upright to `size` (w, h portrait). Which end is up is not known (half turn)."""
+    return _rectified(image, corners_px, size)[0]
+
+
+def _rectified(
+    image: np.ndarray, corners_px: np.ndarray, size: tuple[int, int]
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """(`rectify`, 255 where the upright card image shows the frame - None if all of it does: a
+    card cut by the frame's edge has a part no camera pixel shows)."""
     q = upright_corners(corners_px)
     w, h = size
     dst = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float32)
     m = cv2.getPerspectiveTransform(q, dst)
-    return cv2.warpPerspective(
-        image,
-        m,
-        (w, h),
-        flags=cv2.INTER_AREA if w < 60 else cv2.INTER_LINEAR,
-        borderMode=cv2.BORDER_REPLICATE,
+    flags = cv2.INTER_AREA if w < 60 else cv2.INTER_LINEAR
+    out = cv2.warpPerspective(image, m, (w, h), flags=flags, borderMode=cv2.BORDER_REPLICATE)
+    ih, iw = image.shape[:2]
+    # The card's corners in the upright image, mapped back, tell whether any of it is off the frame.
+    inv = np.linalg.inv(m)
+    edge = np.array([[-0.5, -0.5, 1], [w - 0.5, -0.5, 1], [w - 0.5, h - 0.5, 1], [-0.5, h - 0.5, 1]]) @ inv.T
+    edge = edge[:, :2] / edge[:, 2:]
+    if edge.min() >= 0 and edge[:, 0].max() <= iw - 1 and edge[:, 1].max() <= ih - 1:
+        return out, None
+    shown = cv2.warpPerspective(
+        np.full((ih, iw), 255, np.uint8), m, (w, h), flags=cv2.INTER_NEAREST, borderValue=0
     )
+    return out, shown
+
+
+def _small(card_img: np.ndarray) -> np.ndarray:
+    """The compared part of an upright card image (inside MARGIN), at DESC_SIZE, BGR uint8."""
+    h, w = card_img.shape[:2]
+    mx, my = int(round(w * MARGIN)), int(round(h * MARGIN))
+    inner = card_img[my : h - my, mx : w - mx]
+    return cv2.resize(inner, DESC_SIZE, interpolation=cv2.INTER_AREA)
 
 
 def _lab(card_img: np.ndarray) -> np.ndarray:
     """Lab image (DESC_SIZE, float32, not normalised) of an upright card image."""
-    h, w = card_img.shape[:2]
-    mx, my = int(round(w * MARGIN)), int(round(h * MARGIN))
-    inner = card_img[my : h - my, mx : w - mx]
-    small = cv2.resize(inner, DESC_SIZE, interpolation=cv2.INTER_AREA)
-    return cv2.cvtColor(small, cv2.COLOR_BGR2Lab).astype(np.float32)
+    return cv2.cvtColor(_small(card_img), cv2.COLOR_BGR2Lab).astype(np.float32)
+
+
+def _lit_explained(seen: np.ndarray, ref: np.ndarray, use: np.ndarray | None = None, explained: bool = False):
+    """Share of the pixels `use` (all if None) of `seen` (DESC_SIZE, BGR) that `ref` explains
+    within LIT_TOL under a light model per colour channel: a gain (not negative) times `ref` plus a
+    wash linear across the card (glare, uneven light). Fitted robustly: first on the best
+    LIT_START of the pixels, then on those it explains, so a pawn is left out of the fit. With
+    `explained`: which pixels it explains (bool, as `seen`), not how many."""
+    h, w = seen.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    pos = np.stack([np.ones(h * w, np.float32), xx.ravel() / w - 0.5, yy.ravel() / h - 0.5], axis=1)
+    s = seen.reshape(-1, 3).astype(np.float32)
+    r = ref.reshape(-1, 3).astype(np.float32)
+    if use is not None:
+        s, r, pos = s[use.ravel()], r[use.ravel()], pos[use.ravel()]
+    fit = np.ones(len(s), bool)
+    err = np.zeros(len(s), np.float32)
+    for i in range(LIT_ROUNDS):
+        if fit.sum() < 8:
+            fit[:] = False
+            break
+        err[:] = 0.0
+        for c in range(3):
+            a = np.column_stack([r[:, c], pos])
+            coef = np.linalg.lstsq(a[fit], s[fit, c], rcond=None)[0]
+            if coef[0] < 0:  # light adds no negative of the art: the gain is 0 at least
+                a = pos
+                coef = np.linalg.lstsq(a[fit], s[fit, c], rcond=None)[0]
+            err += (s[:, c] - a @ coef) ** 2
+        err = np.sqrt(err)
+        fit = err <= (np.quantile(err, LIT_START) if i == 0 else LIT_TOL)
+    if not explained:
+        return float(fit.mean())
+    out = np.zeros(h * w, bool)
+    out[np.flatnonzero(use.ravel()) if use is not None else slice(None)] = fit
+    return out.reshape(h, w)
+
+
+def _chroma(small: np.ndarray) -> np.ndarray:
+    """Lab a*, b* (float32, 0 = grey) of a BGR image."""
+    return cv2.cvtColor(small, cv2.COLOR_BGR2Lab)[..., 1:].astype(np.float32) - 128.0
 
 
 def _normalise(lab: np.ndarray, use: np.ndarray | None = None) -> np.ndarray:
     """`lab` with each axis normalised (mean and spread) over the pixels `use` (all if None)."""
-    lab = lab.copy()
-    ref = lab.reshape(-1, 3) if use is None else lab.reshape(-1, 3)[use.ravel()]
-    lab -= ref.mean(axis=0)
-    ref = ref - ref.mean(axis=0)
+    return _normalise_all(lab[None], use)[0]
+
+
+def _normalise_all(labs: np.ndarray, use: np.ndarray | None = None) -> np.ndarray:
+    """Each Lab image of `labs` (M, h, w, 3) normalised as `_normalise` does, at once."""
+    labs = labs.astype(np.float32, copy=True)
+    m = len(labs)
+    ref = labs.reshape(m, -1, 3) if use is None else labs.reshape(m, -1, 3)[:, use.ravel()]
+    mean = ref.mean(axis=1)
+    ref = ref - mean[:, None]
+    labs -= mean[:, None, None]
     # One spread for the lightness, one shared by the two colour axes (a grey card keeps grey).
-    lab[..., 0] /= ref[:, 0].std() + 4.0
-    lab[..., 1:] /= ref[:, 1:].std() + 4.0
-    return lab
+    labs[..., 0] /= (ref[..., 0].std(axis=1) + 4.0)[:, None, None]
+    labs[..., 1:] /= (ref[..., 1:].reshape(m, -1).std(axis=1) + 4.0)[:, None, None, None]
+    return labs
+
+
+def _shown_pixels(shown: np.ndarray) -> np.ndarray:
+    """Which descriptor pixels (DESC_SIZE, bool) a card's `shown` mask (as `_rectified`) shows whole."""
+    h, w = shown.shape[:2]
+    mx, my = int(round(w * MARGIN)), int(round(h * MARGIN))
+    small = cv2.resize(shown[my : h - my, mx : w - mx], DESC_SIZE, interpolation=cv2.INTER_AREA)
+    return small >= 250
 
 
 def descriptor(card_img: np.ndarray) -> np.ndarray:
@@ -99,14 +190,16 @@ def descriptor(card_img: np.ndarray) -> np.ndarray:
     return _normalise(_lab(card_img))
 
 
-def distance(a: np.ndarray, b: np.ndarray) -> float:
-    return float(distances(a, b[None])[0])
+def distance(a: np.ndarray, b: np.ndarray, use: np.ndarray | None = None) -> float:
+    return float(distances(a, b[None], use)[0])
 
 
-def distances(a: np.ndarray, stack: np.ndarray) -> np.ndarray:
+def distances(a: np.ndarray, stack: np.ndarray, use: np.ndarray | None = None) -> np.ndarray:
     """Trimmed-mean distances of descriptor `a` to each descriptor of `stack` (M, h, w, 3), as
-    one array operation."""
+    one array operation, over the pixels `use` (all if None)."""
     diff = stack.reshape(len(stack), -1, 3) - a.reshape(1, -1, 3)
+    if use is not None:
+        diff = diff[:, use.ravel()]
     d = np.sqrt(np.einsum("mpc,mpc->mp", diff, diff))
     k = int(d.shape[1] * TRIM)
     return np.partition(d, k, axis=1)[:, :k].mean(axis=1)
@@ -129,23 +222,30 @@ class FaceLibrary:
         self.faces: dict[str, np.ndarray] = {}
         self._desc: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._lab: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # the same, not normalised
+        self._small: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # the same, BGR (`_small`)
         self._back_desc: tuple[np.ndarray, np.ndarray] | None = None
+        self._back_lab: np.ndarray | None = None  # both ways, not normalised
+        self._back_small: list[np.ndarray] = []  # both ways, BGR (`_small`)
         self._names: dict[str, tuple[list[np.ndarray], list[np.ndarray]]] = {}  # name bands, both ways
         self._stack: tuple[list[str], np.ndarray] | None = None  # every face, up then down
+        self._lab_stack: np.ndarray | None = None  # the same, not normalised
 
     # ---- building ------------------------------------------------------------------------------
     def set_back(self, card_img: np.ndarray) -> None:
         self.back = _store(card_img)
         self._back_desc = _both(self.back)
+        self._back_lab = np.stack([_lab(self.back), _lab(cv2.rotate(self.back, cv2.ROTATE_180))])
+        self._back_small = [_small(self.back), _small(cv2.rotate(self.back, cv2.ROTATE_180))]
 
     def add_face(self, name: str, card_img: np.ndarray) -> None:
         if not name or not name.strip():
             raise ValueError("a card face needs a name")
         self.faces[name] = _store(card_img)
-        self._stack = None
+        self._stack = self._lab_stack = None
         self._desc[name] = _both(self.faces[name])
         img = self.faces[name]
         self._lab[name] = (_lab(img), _lab(cv2.rotate(img, cv2.ROTATE_180)))
+        self._small[name] = (_small(img), _small(cv2.rotate(img, cv2.ROTATE_180)))
         self._names[name] = (_name_bands(img), _name_bands(cv2.rotate(img, cv2.ROTATE_180)))
 
     def enroll(self, name: str, photo: np.ndarray, detector=None) -> None:
@@ -202,13 +302,23 @@ class FaceLibrary:
 
     # ---- reading -------------------------------------------------------------------------------
     def read(self, image: np.ndarray, corners_px: np.ndarray) -> FaceReading:
-        lab = _lab(rectify(image, corners_px, (DESC_SIZE[0] * 3, DESC_SIZE[1] * 3)))
-        d = _normalise(lab)
-        back_d = float(distances(d, np.stack(self._back_desc)).min()) if self._back_desc else np.inf
+        img, shown = _rectified(image, corners_px, (DESC_SIZE[0] * 3, DESC_SIZE[1] * 3))
+        small = _small(img)
+        lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab).astype(np.float32)
+        # A card cut by the frame's edge is compared on the part the frame shows only (what the
+        # warp makes up beyond the edge - the edge's pixels drawn out - is no card).
+        use = None if shown is None else _shown_pixels(shown)
+        if use is not None and use.mean() < MIN_SHOWN:
+            return FaceReading("unknown", None, np.inf, np.inf, False)
+        d = _normalise(lab, use)
+        back_d = np.inf
+        if self._back_lab is not None:
+            backs = np.stack(self._back_desc) if use is None else _normalise_all(self._back_lab, use)
+            back_d = float(distances(d, backs, use).min())
         ranked = []
         if self._desc:
-            names, stack = self._face_stack()
-            dist = distances(d, stack).reshape(2, -1)  # up, down
+            names, stack = self._face_stack(use)
+            dist = distances(d, stack, use).reshape(2, -1)  # up, down
             for i, name in enumerate(names):
                 du, dd = float(dist[0, i]), float(dist[1, i])
                 ranked.append((min(du, dd), name, dd < du))
@@ -230,20 +340,31 @@ class FaceLibrary:
                 return FaceReading("up", best, back_d, best_d, flip)
             # No face close, or two nearly as close: something covers part of the card (a pawn
             # on it hides the art that tells it from its look-alikes). Look again without it.
-            name, d_cov, flip = self._read_covered(lab)
+            name, d_cov, flip = self._read_covered(lab, use)
             if name is not None:
                 return FaceReading("up", name, back_d, d_cov, flip)
+            lit = self._read_lit(small, use, ranked[:LIT_RIVALS], image, corners_px)
+            if lit is not None:
+                d_lit = next(dist for dist, n, _ in ranked if n == lit[0])
+                return FaceReading("up", lit[0], back_d, d_lit, lit[1])
             return FaceReading("up", None, back_d, best_d, False)
+        # Near the back, not near enough: glare on a back whose target a pawn hides?
+        if back_d < NOT_BACK and self._lit_back(small, use):
+            return FaceReading("down", None, back_d, best_d, False)
         return FaceReading("unknown", None, back_d, best_d, False)
 
-    def _face_stack(self) -> tuple[list[str], np.ndarray]:
+    def _face_stack(self, use: np.ndarray | None = None) -> tuple[list[str], np.ndarray]:
+        """(names, every face's descriptor: up, then down), normalised over the pixels `use`."""
         if self._stack is None:
             names = list(self._desc)
             self._stack = (
                 names,
                 np.stack([self._desc[n][0] for n in names] + [self._desc[n][1] for n in names]),
             )
-        return self._stack
+            self._lab_stack = np.stack([self._lab[n][0] for n in names] + [self._lab[n][1] for n in names])
+        if use is None:
+            return self._stack
+        return self._stack[0], _normalise_all(self._lab_stack, use)
 
     def _read_names(self, card_img: np.ndarray, rivals: list[tuple[str, bool]]) -> tuple[str, bool] | None:
         """Which of the `rivals` (name, upside down) the card is, by the printed name alone. The
@@ -260,22 +381,65 @@ class FaceLibrary:
         (best, name, flip), (second, _, _) = scores[0], scores[1]
         return (name, flip) if best < NAME_MARGIN * second else None
 
-    def _read_covered(self, lab: np.ndarray) -> tuple[str | None, float, bool]:
+    def _lit_back(self, small: np.ndarray, use: np.ndarray | None) -> bool:
+        """Whether the light model (`_lit_explained`) explains at least LIT_BACK of the card
+        `small` by the back, and the card shows the back's colour there: a gain and a wash per
+        channel fit a flat field of any colour, so blank card stock would pass for a plain back
+        - but glare whitens a back, it keeps its hue."""
+        n = small.shape[0] * small.shape[1] if use is None else int(use.sum())
+        for back in self._back_small:
+            fit = _lit_explained(small, back, use, explained=True)
+            if fit.sum() < LIT_BACK * n:
+                continue
+            seen, printed = _chroma(small)[fit].mean(axis=0), _chroma(back)[fit].mean(axis=0)
+            if float(printed @ printed) < LIT_GREY**2:
+                continue  # a grey back: its colour cannot tell it from blank card
+            if float(seen @ printed) >= LIT_CHROMA * float(printed @ printed):
+                return True
+        return False
+
+    def _read_lit(
+        self,
+        small: np.ndarray,
+        use: np.ndarray | None,
+        rivals: list[tuple[float, str, bool]],
+        image: np.ndarray,
+        corners_px: np.ndarray,
+    ) -> tuple[str, bool] | None:
+        """Which of the `rivals` (distance, name, upside down) a washed-out face-up card is,
+        under the light model (`_lit_explained`), confirmed by its printed name; None if unsure."""
+        if len(rivals) < 2:
+            return None
+        scored = sorted(
+            ((_lit_explained(small, self._small[n][int(f)], use), n, f) for _, n, f in rivals), reverse=True
+        )
+        (best, name, flip), (second, other, other_flip) = scored[0], scored[1]
+        if best < LIT_FACE or best - second < LIT_MARGIN:
+            return None
+        named = self._read_names(rectify(image, corners_px, NAME_SIZE), [(name, flip), (other, other_flip)])
+        return (name, flip) if named == (name, flip) else None
+
+    def _read_covered(self, lab: np.ndarray, use: np.ndarray | None = None) -> tuple[str | None, float, bool]:
         """The face of a card partly covered by something no enrolled face explains (a pawn, a
         die). Pixels no face comes near are the cover: they are left out, also of each image's
         mean and spread (a big blue pawn shifts them), and the faces compared again on the rest.
         The nearest face counts only if clearly nearer than the next (cards of one kind share
-        their frame and differ in the art and title)."""
+        their frame and differ in the art and title). Only the pixels `use` are seen (all if None)."""
         if len(self._lab) < 2:
             return None, np.inf, False
-        d = _normalise(lab)
+        d = _normalise(lab, use)
+        names, stack = self._face_stack(use)
+        n = len(names)
         cands = []
-        for name, (up, down) in self._desc.items():
-            flip = distance(d, down) < distance(d, up)
+        for i, name in enumerate(names):
+            up, down = stack[i], stack[n + i]
+            flip = distance(d, down, use) < distance(d, up, use)
             per_px = np.sqrt(((d - (down if flip else up)) ** 2).sum(axis=2))
             cands.append((name, flip, per_px))
         explained = np.min([c[2] for c in cands], axis=0) < COVER_PX
-        if explained.mean() < MIN_UNCOVERED:
+        if use is not None:
+            explained &= use
+        if explained.mean() < MIN_UNCOVERED * (1.0 if use is None else use.mean()):
             return None, np.inf, False
         d = _normalise(lab, explained)
         scores = []

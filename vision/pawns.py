@@ -48,6 +48,7 @@ MIN_AREA, MAX_AREA = 0.01, 0.5
 # A card is shrunk to about this many pixels across (its square root of area) to look for blobs.
 SEARCH_CARD_PX = 32.0
 MAX_HOLES = 0.15  # a ring (printed target, coin) encloses a hole; a pawn is solid
+HIGHLIGHT_HOLES = 0.3  # at most this much of what a pawn's outline encloses a highlight can pale
 MAX_ASPECT = 6.0  # longest / shortest side of a blob's rotated box
 MIN_SOLIDITY = 0.6  # blob area / its convex hull's
 TABLE_TOL = 60.0  # BGR distance from the table's colour of what surrounds a pawn on the table
@@ -817,7 +818,23 @@ def _blob(fr: _Frame, roi, box, m, own, k, x, y, w, h, area, probe) -> list[_Blo
     # A pale blob is judged whole even on known art: what the art leaves of paled print (a
     # target's inner ring, cut open) is less compact than a pawn.
     lenient = (known and not fr.strict) or probe
-    info = _judge(roi, m, own, x, y, w, h, area, fr.min_area, fr.max_area, lenient=lenient, probe=probe)
+    # A glare highlight on a pawn pales its colour (its hue kept) and brightens it: not a hole
+    # in it. (Print inside a printed ring, vivid or paled by blur with darker ink, still is.)
+    paled = None
+    if not probe and fr.min_saturation > PALE_SATURATION:
+
+        def paled() -> np.ndarray:
+            part = roi[y : y + h, x : x + w]
+            bright = part.max(axis=2)
+            return (
+                (_classes(part, fr.hue_table, PALE_SATURATION) == k)
+                & (_classes(part, fr.hue_table, fr.min_saturation) == 0)
+                & (bright >= np.median(bright[own]))
+            )
+
+    info = _judge(
+        roi, m, own, x, y, w, h, area, fr.min_area, fr.max_area, lenient=lenient, probe=probe, paled=paled
+    )
     if info is None:
         return []
     solidity, ring_bgr = info
@@ -997,10 +1014,11 @@ def _art_match(seen: np.ndarray, warped: np.ndarray, gain: np.ndarray, erode: bo
 
 
 def _judge(
-    roi, m, own, x, y, w, h, area, min_area, max_area, lenient=False, probe=False
+    roi, m, own, x, y, w, h, area, min_area, max_area, lenient=False, probe=False, paled=None
 ) -> tuple[float, np.ndarray] | None:
     """(solidity, mean colour of its surroundings) of a blob if it can be a pawn, else None. A
-    `probe` judges no shapes."""
+    `probe` judges no shapes. `paled()` (as `own`): pixels of its colour, paler, that are no hole
+    in it."""
     if not ((PROBE_AREA if probe else 0.5 if lenient else 1.0) * min_area <= area <= max_area):
         return None
     contours, _ = cv2.findContours(own.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
@@ -1013,8 +1031,11 @@ def _judge(
             return None  # a thin strip (a card's printed frame), not a standing figure
         if solidity < (0.6 if lenient else 1.0) * MIN_SOLIDITY:
             return None  # an L or a letter, not a figure
-        if _hole_fraction(own, c) > MAX_HOLES:
-            return None
+        holes = _hole_fraction(own, c)
+        if holes > MAX_HOLES and (
+            paled is None or holes > HIGHLIGHT_HOLES or _hole_fraction(own | paled(), c) > MAX_HOLES
+        ):
+            return None  # a ring; a highlight is a spot on a pawn, not most of it (a striped print)
     contrast, ring_bgr = _contrast(roi, m, own, x, y, w, h)
     if contrast < (PROBE_CONTRAST if probe else 1.0) * MIN_CONTRAST:
         return None  # a patch of grain or print, not something standing out
