@@ -2,8 +2,8 @@
 
 Rendered bench scenes where a side used to keep to another line parallel to the card's edge -
 a grain line of a wooden table beyond it, a neighbour's shadow, the inner edge of the card's
-printed border, or the far edge of its own shadow - while the card's size or shape on the table
-showed that side was not the card's. Truth from the renderer, compared in table mm.
+printed border - while the card's size or shape on the table showed that side was not the
+card's. Truth from the renderer, compared in table mm.
 """
 
 from __future__ import annotations
@@ -41,9 +41,6 @@ def _corner_errors_mm(cond: str, seed: int, card: int) -> np.ndarray:
         # A white card on white with a pawn on it: one long side on the shadow of the card above,
         # 8 degrees off square on the table, the other on its printed green frame.
         ("white_on_white", 1050027, 5, "a neighbour's shadow, not square"),
-        # A face-down card on a light table: two sides on the inner edge of the grey border of
-        # its back, two on the far edge of its shadow, 1.5 mm out.
-        ("random", 1060049, 4, "border inside, shadow outside"),
         # A face-down card on white: the card's size reached by moving the wrong sides out, one
         # side 5 mm beyond the card and the other on the border's inner edge.
         ("white_on_white", 2000018, 4, "shifted by a border's width"),

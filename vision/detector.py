@@ -420,12 +420,12 @@ class CardDetector:
                 out.extend(got)
             if (
                 grow
-                and square
+                and ok
                 and not self._full_size_mm(corners_mm)
                 and not any(self._full_size(g) for g in out)
             ):
-                # A card near its size whose one side may be a printed border's, or a shadow's or
-                # a grain line's beyond the card.
+                # A card within the size tolerance whose one side may be a printed border's, or a
+                # shadow's or a grain line's beyond the card.
                 out.extend(self._grow_sides(image, c, corners_mm))
             if ok and not self._full_size_mm(corners_mm) and any(self._full_size(g) for g in out):
                 # The same card fitted at its size with some sides moved: this fit kept to a
