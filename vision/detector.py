@@ -336,12 +336,14 @@ class CardDetector:
         grow: int = 2,
         loose: bool = False,
         passes: int = 2,
+        sides: bool | None = None,
     ) -> list[CardCandidate]:
         """Refined card(s) for a rough quad: the quad itself if it is a card, and the card around
         it when the quad is an inner frame of the card's art (a border printed on the card).
         `grow`: how many printed frames, one inside the other, to look around (with a
         calibration: an art box inside a frame inside the card's border); `passes` as in
-        `refine_quad`."""
+        `refine_quad`; `sides`: whether a fit off the card's size may have one side moved
+        (`_grow_sides`), by default when `grow`."""
         s = self.settings
         fit = refine_quad(image, q, reach=reach, passes=passes)
         while fit is None and reach > 5.0:
@@ -419,7 +421,7 @@ class CardDetector:
                     got += [g for g in first if self._full_size(g) and g.score >= s.mean_support]
                 out.extend(got)
             if (
-                grow
+                (grow if sides is None else sides)
                 and ok
                 and not self._full_size_mm(corners_mm)
                 and not any(self._full_size(g) for g in out)
@@ -678,7 +680,11 @@ class CardDetector:
                 if 0.7 * typical < short * long < 1.4 * typical:
                     out.extend(
                         self._refine(
-                            image, box * scale + (scale - 1) / 2, reach=3.0 * scale + 3.0, grow=False
+                            image,
+                            box * scale + (scale - 1) / 2,
+                            reach=3.0 * scale + 3.0,
+                            grow=False,
+                            sides=True,
                         )
                     )
                 elif (
@@ -1056,7 +1062,7 @@ class CardDetector:
                     tried.append(qf)
                     if len(tried) > 16:
                         return out
-                    out.extend(self._refine(image, qf, reach=0.1 * es * scale + 3.0, grow=False))
+                    out.extend(self._refine(image, qf, reach=0.1 * es * scale + 3.0, grow=False, sides=True))
         return out
 
     def _expected_card_px(self, cards: list[CardCandidate], at: np.ndarray) -> tuple[float, float] | None:
