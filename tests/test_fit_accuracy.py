@@ -44,6 +44,10 @@ def _corner_errors_mm(cond: str, seed: int, card: int) -> np.ndarray:
         # A face-down card on white: the card's size reached by moving the wrong sides out, one
         # side 5 mm beyond the card and the other on the border's inner edge.
         ("white_on_white", 2000018, 4, "shifted by a border's width"),
+        # Cards read from what the found cards leave of a blob: a white card's side on the edge
+        # of the card below it, 5 mm beyond; a face-down card's on its border's inner edge.
+        ("white", 2000007, 1, "a neighbour's edge, from a blob's rest"),
+        ("dark_cloth", 2000005, 3, "a border's inner edge, from a blob's sides"),
     ],
 )
 def test_card_fitted_to_its_own_edges(cond: str, seed: int, card: int, what: str) -> None:

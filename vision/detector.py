@@ -494,6 +494,14 @@ class CardDetector:
         On each such axis either side is moved by the whole difference and refined; only fits of
         the card's size count, and of several the one with the most even colour just outside
         (one table all round: a side kept to a printed frame has the card's border outside)."""
+        h, w = image.shape[:2]
+
+        def in_view(q: np.ndarray) -> bool:
+            # A side at or past the frame's edge is the frame's, or cannot be seen at all.
+            return bool((q >= 2).all() and (q[:, 0] <= w - 3).all() and (q[:, 1] <= h - 3).all())
+
+        if not in_view(c):
+            return []
         cs, cl = sorted(self.settings.card_size_mm)
         e = np.linalg.norm(np.roll(c_mm, -1, axis=0) - c_mm, axis=1)  # side i: corner i to i + 1
         lp = 0 if e[0] + e[2] >= e[1] + e[3] else 1  # sides lp, lp + 2 are the long ones
@@ -507,15 +515,21 @@ class CardDetector:
         if len(options[0]) == len(options[1]) == 1:
             return []
         mm_per_px = float(np.mean(self.table.mm_per_px(c)))
-        out: list[CardCandidate] = []
+        quads = []
         for a in options[0]:
             for b in options[1]:
                 margin = np.zeros(4)
                 for side, d in (a, b):
                     margin[side] = d / mm_per_px
-                q = _offset_quad(c, margin)
-                if q is not None:
-                    out += [g for g in self._refine(image, q, reach=3.0, grow=0) if self._full_size(g)]
+                quads.append(_offset_quad(c, margin))
+        if not all(q is None or in_view(q) for q in quads):
+            # The card may run off the frame on some side: which of its sides is its own cannot
+            # be told from its size (a side moved the other way would be a guess).
+            return []
+        out: list[CardCandidate] = []
+        for q in quads:
+            if q is not None:
+                out += [g for g in self._refine(image, q, reach=3.0, grow=0) if self._full_size(g)]
         if len(out) > 1:
             out = [min(out, key=lambda g: _outside_spread(image, g.corners_px))]
         return out
