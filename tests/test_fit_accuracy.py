@@ -48,6 +48,9 @@ def _corner_errors_mm(cond: str, seed: int, card: int) -> np.ndarray:
         # of the card below it, 5 mm beyond; a face-down card's on its border's inner edge.
         ("white", 2000007, 1, "a neighbour's edge, from a blob's rest"),
         ("dark_cloth", 2000005, 3, "a border's inner edge, from a blob's sides"),
+        # A face-down card whose sides lie on its shadow's far flank: a weakly supported card-sized
+        # guess moved from such a fit must not stand in for the card's own clean fit.
+        ("random", 2000014, 3, "a poorly supported guess"),
     ],
 )
 def test_card_fitted_to_its_own_edges(cond: str, seed: int, card: int, what: str) -> None:

@@ -491,8 +491,8 @@ class CardDetector:
         other to some other line parallel to it - the inner edge of a printed border (a white
         border on a white table shows its inner edge better than the card's own on the lit
         sides), or beyond the card the far edge of its shadow or a grain line of a wooden table.
-        On each such axis either side is moved by the whole difference and refined; only fits of
-        the card's size count, and of several the one with the most even colour just outside
+        On each such axis either side is moved by the whole difference and refined; only well
+        supported fits of the card's size count, and of several the one with the most even colour just outside
         (one table all round: a side kept to a printed frame has the card's border outside)."""
         h, w = image.shape[:2]
 
@@ -529,7 +529,9 @@ class CardDetector:
         out: list[CardCandidate] = []
         for q in quads:
             if q is not None:
-                out += [g for g in self._refine(image, q, reach=3.0, grow=0) if self._full_size(g)]
+                got = self._refine(image, q, reach=3.0, grow=0)
+                # A guess at a side must be borne out by a clear edge there.
+                out += [g for g in got if self._full_size(g) and g.score >= self.settings.mean_support]
         if len(out) > 1:
             out = [min(out, key=lambda g: _outside_spread(image, g.corners_px))]
         return out
