@@ -344,12 +344,14 @@ class CardDetector:
         grow: int = 2,
         loose: bool = False,
         passes: int = 2,
+        sides: bool | None = None,
     ) -> list[CardCandidate]:
         """Refined card(s) for a rough quad: the quad itself if it is a card, and the card around
         it when the quad is an inner frame of the card's art (a border printed on the card).
         `grow`: how many printed frames, one inside the other, to look around (with a
         calibration: an art box inside a frame inside the card's border); `passes` as in
-        `refine_quad`."""
+        `refine_quad`; `sides`: whether a fit off the card's size may have one side moved
+        (`_grow_sides`), by default when `grow`."""
         s = self.settings
         fit = refine_quad(image, q, reach=reach, passes=passes)
         while fit is None and reach > 5.0:
@@ -386,7 +388,10 @@ class CardDetector:
                 return []
             ms, ml = _side_lengths(corners_mm)
             cs, cl = sorted(s.card_size_mm)
-            ok = abs(ms / cs - 1) <= s.size_tolerance and abs(ml / cl - 1) <= s.size_tolerance
+            # A card lies flat: on the table it is a rectangle. A corner far from square means a
+            # side fitted to something else (a neighbour's shadow, a grain line, a pawn's edge).
+            square = max(_corner_skew_deg(corners_mm, k) for k in range(4)) <= s.max_skew_deg
+            ok = abs(ms / cs - 1) <= s.size_tolerance and abs(ml / cl - 1) <= s.size_tolerance and square
             border_mm = max(cs - ms, cl - ml) / 2
             # A fit a little small on both axes may be the inner edge of a printed border; the
             # card around it then wins in `_select` (larger first).
@@ -424,13 +429,19 @@ class CardDetector:
                     got += [g for g in first if self._full_size(g) and g.score >= s.mean_support]
                 out.extend(got)
             if (
-                grow
+                (grow if sides is None else sides)
                 and ok
                 and not self._full_size_mm(corners_mm)
                 and not any(self._full_size(g) for g in out)
             ):
-                # A card within the size tolerance whose one side may be a printed border's.
+                # A card within the size tolerance whose one side may be a printed border's, or a
+                # shadow's or a grain line's beyond the card.
                 out.extend(self._grow_sides(image, c, corners_mm))
+            if ok and not self._full_size_mm(corners_mm) and any(self._full_size(g) for g in out):
+                # The same card fitted at its size with some sides moved: this fit kept to a
+                # printed frame or an edge beyond the card on those sides. (Left in, it could win
+                # on a cleaner line where the card's own edge is faint.)
+                ok = False
             if ok:
                 sigma_mm = self.table.sigma_mm(c, fit.sigma_px)
             else:
@@ -483,11 +494,22 @@ class CardDetector:
         return out
 
     def _grow_sides(self, image: np.ndarray, c: np.ndarray, c_mm: np.ndarray) -> list[CardCandidate]:
-        """Card-sized fits around a calibrated fit `c` (px; `c_mm` on the table) that is short of
-        the card's size on some axis: there one of its two sides kept to the inner edge of a
-        printed border and the other to the card's edge (a white border on a white table shows
-        its inner edge better than the card's own on the lit sides). On each short axis either
-        side is moved out by the whole deficit and refined; only fits of the card's size count."""
+        """Card-sized fits around a calibrated fit `c` (px; `c_mm` on the table) that is off the
+        card's size on some axis: there one of its two sides kept to the card's edge and the
+        other to some other line parallel to it - the inner edge of a printed border (a white
+        border on a white table shows its inner edge better than the card's own on the lit
+        sides), or beyond the card the far edge of its shadow or a grain line of a wooden table.
+        On each such axis either side is moved by the whole difference and refined; only well
+        supported fits of the card's size count, and of several the one with the most even colour just outside
+        (one table all round: a side kept to a printed frame has the card's border outside)."""
+        h, w = image.shape[:2]
+
+        def in_view(q: np.ndarray) -> bool:
+            # A side at or past the frame's edge is the frame's, or cannot be seen at all.
+            return bool((q >= 2).all() and (q[:, 0] <= w - 3).all() and (q[:, 1] <= h - 3).all())
+
+        if not in_view(c):
+            return []
         cs, cl = sorted(self.settings.card_size_mm)
         e = np.linalg.norm(np.roll(c_mm, -1, axis=0) - c_mm, axis=1)  # side i: corner i to i + 1
         lp = 0 if e[0] + e[2] >= e[1] + e[3] else 1  # sides lp, lp + 2 are the long ones
@@ -495,21 +517,31 @@ class CardDetector:
         deficits = ((lp, cs - (e[1 - lp] + e[3 - lp]) / 2, cs), (1 - lp, cl - (e[lp] + e[lp + 2]) / 2, cl))
         options: list[list[tuple[int, float]]] = []
         for k, d, size in deficits:
-            if d < -0.02 * size or d > 0.15 * size:
-                return []  # too big, or far too small to be a card inside its own border
-            options.append([(k, d), (k + 2, d)] if d > 0.02 * size else [(k, 0.0)])
+            if abs(d) > 0.15 * size:
+                return []  # too far off the card's size to be one side's mistake
+            options.append([(k, d), (k + 2, d)] if abs(d) > 0.02 * size else [(k, 0.0)])
         if len(options[0]) == len(options[1]) == 1:
             return []
         mm_per_px = float(np.mean(self.table.mm_per_px(c)))
-        out: list[CardCandidate] = []
+        quads = []
         for a in options[0]:
             for b in options[1]:
                 margin = np.zeros(4)
                 for side, d in (a, b):
                     margin[side] = d / mm_per_px
-                q = _offset_quad(c, margin)
-                if q is not None:
-                    out += [g for g in self._refine(image, q, reach=3.0, grow=0) if self._full_size(g)]
+                quads.append(_offset_quad(c, margin))
+        if not all(q is None or in_view(q) for q in quads):
+            # The card may run off the frame on some side: which of its sides is its own cannot
+            # be told from its size (a side moved the other way would be a guess).
+            return []
+        out: list[CardCandidate] = []
+        for q in quads:
+            if q is not None:
+                got = self._refine(image, q, reach=3.0, grow=0)
+                # A guess at a side must be borne out by a clear edge there.
+                out += [g for g in got if self._full_size(g) and g.score >= self.settings.mean_support]
+        if len(out) > 1:
+            out = [min(out, key=lambda g: _outside_spread(image, g.corners_px))]
         return out
 
     def _card_shaped(self, c: np.ndarray, shape: tuple[int, ...], loose: bool) -> bool:
@@ -672,7 +704,11 @@ class CardDetector:
                 if 0.7 * typical < short * long < 1.4 * typical:
                     out.extend(
                         self._refine(
-                            image, box * scale + (scale - 1) / 2, reach=3.0 * scale + 3.0, grow=False
+                            image,
+                            box * scale + (scale - 1) / 2,
+                            reach=3.0 * scale + 3.0,
+                            grow=False,
+                            sides=True,
                         )
                     )
                 elif (
@@ -1107,7 +1143,7 @@ class CardDetector:
                     tried.append(qf)
                     if len(tried) > 16:
                         return out
-                    out.extend(self._refine(image, qf, reach=0.1 * es * scale + 3.0, grow=False))
+                    out.extend(self._refine(image, qf, reach=0.1 * es * scale + 3.0, grow=False, sides=True))
         return out
 
     def _expected_card_px(self, cards: list[CardCandidate], at: np.ndarray) -> tuple[float, float] | None:
@@ -1410,6 +1446,13 @@ def _off_table(colours: np.ndarray, table: np.ndarray) -> np.ndarray:
     t = np.asarray(table, np.float64)
     k = np.clip(colours @ t / max(float(t @ t), 1e-9), SHADE_RANGE[0], SHADE_RANGE[1])
     return np.linalg.norm(colours - k[:, None] * t, axis=1)
+
+
+def _outside_spread(image: np.ndarray, q: np.ndarray) -> float:
+    """How far the colour just outside the quad q (px) on its most different side is from the
+    others' median."""
+    _, outside = _outline_colours(image, q, _side_lengths(q)[0])
+    return float(np.linalg.norm(outside - np.median(outside, axis=0), axis=1).max())
 
 
 def _one_polarity(steps: np.ndarray, strong: float = 20.0) -> bool:
