@@ -122,8 +122,16 @@ def _rough_quads(cnt: np.ndarray) -> list[np.ndarray]:
     hull = cv2.convexHull(cnt)
     area = cv2.contourArea(cnt)
     hull_area = cv2.contourArea(hull)
-    if hull_area <= 0 or area / hull_area < 0.75:
-        return []  # a hand, a fan of cards, an L-shaped blob: not one flat card
+    if hull_area <= 0:
+        return []
+    if area / hull_area < 0.75:
+        # A hand, a fan of cards, an L-shaped blob: not one flat card. But a frame printed on a
+        # card with its art or lettering touching it from inside (a gun's barrel, a title) is
+        # hollowed out from there while its outline still runs along its hull all round: the
+        # hull is the frame.
+        if not _follows_hull(cnt, hull):
+            return []
+        area = hull_area
     peri = cv2.arcLength(hull, True)
     out = []
     for eps in (0.015, 0.03, 0.05):
@@ -139,6 +147,24 @@ def _rough_quads(cnt: np.ndarray) -> list[np.ndarray]:
         if not out or np.max(np.linalg.norm(order_corners(out[0]) - order_corners(box), axis=1)) > 2.0:
             out.append(box)
     return out
+
+
+def _follows_hull(cnt: np.ndarray, hull: np.ndarray, near: float = 2.0, share: float = 0.85) -> bool:
+    """True when the contour runs within `near` px of its convex hull along `share` of the hull's
+    perimeter, and that hull is a quadrilateral: a convex outline hollowed out through narrow
+    openings, not an L or a fan (whose hull spans a wide gap)."""
+    peri = cv2.arcLength(hull, True)
+    if len(cv2.approxPolyDP(hull, 0.05 * peri, True)) != 4:
+        return False
+    x, y, w, h = cv2.boundingRect(hull)
+    line = np.zeros((h + 2, w + 2), np.uint8)
+    cv2.polylines(line, [cnt - [x - 1, y - 1]], True, 255, 2 * int(near) + 1)
+    p = hull.reshape(-1, 2).astype(np.float64) - [x - 1, y - 1]
+    d = np.roll(p, -1, axis=0) - p
+    n = np.maximum(np.ceil(np.linalg.norm(d, axis=1)).astype(int), 1)
+    pts = np.concatenate([p[i] + d[i] * (np.arange(n[i])[:, None] / n[i]) for i in range(len(p))])
+    pts = np.clip(pts.round().astype(int), 0, [w + 1, h + 1])
+    return bool(np.mean(line[pts[:, 1], pts[:, 0]] > 0) >= share)
 
 
 def _candidate_maps(small: np.ndarray) -> list[tuple[np.ndarray, int]]:
