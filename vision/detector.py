@@ -625,6 +625,16 @@ class CardDetector:
                     break
             if ok:
                 kept.append(i)
+        # The table between two cards, outlined by their rims' inner edges and two lines of its
+        # grain, can have a card's size: such a fit has two opposite sides inside the two cards
+        # (which lie on top there, their edges seen), better fits than it. A card lying across two
+        # others has its own edges on top and is the clean fit of the three.
+        gaps = [
+            i
+            for i in kept
+            if _between_cards(cands, i, [j for j in kept if sc[j] > sc[i] and inter[i, j] > 0])
+        ]
+        kept = [i for i in kept if i not in gaps]
         return [
             cands[i]
             for i in sorted(
@@ -1068,7 +1078,10 @@ class CardDetector:
                     tried.append(qf)
                     if len(tried) > 16:
                         return out
-                    out.extend(self._refine(image, qf, reach=0.1 * es * scale + 3.0, grow=False))
+                    # A hypothesis a few px off a light-rimmed card's edge may be fitted, looking
+                    # closer, to the rim's inner edge on that side: grow it to the card as any
+                    # rough quad (one level: no art frame is expected inside a side's card).
+                    out.extend(self._refine(image, qf, reach=0.1 * es * scale + 3.0, grow=1))
         return out
 
     def _expected_card_px(self, cards: list[CardCandidate], at: np.ndarray) -> tuple[float, float] | None:
@@ -1328,6 +1341,23 @@ def _card_plus_gap(
             continue  # too thin to look at both sides of it apart
         drop[j] = int((_ring_steps(image, qi, qj) > 40.0).sum()) >= 3
     return drop
+
+
+def _between_cards(cands: list[CardCandidate], i: int, others: list[int], share: float = 0.75) -> bool:
+    """True when two opposite sides of candidate i each lie (along `share` of their length, more than
+    1.5 px inside) within one of the candidates `others`."""
+    q = cands[i].corners_px
+    t = np.linspace(0.15, 0.85, 8)[:, None]
+    inside = []
+    for k in range(4):
+        pts = q[k] + t * (q[(k + 1) % 4] - q[k])
+        inside.append(
+            any(
+                np.mean([cv2.pointPolygonTest(o, (float(x), float(y)), True) > 1.5 for x, y in pts]) >= share
+                for o in (cands[j].corners_px.astype(np.float32) for j in others)
+            )
+        )
+    return (inside[0] and inside[2]) or (inside[1] and inside[3])
 
 
 def _one_colour_between(image: np.ndarray, inner: np.ndarray, outer: np.ndarray) -> bool:
