@@ -440,7 +440,9 @@ class CardDetector:
                     # with every side well supported.
                     first = self._refine(image, around, reach=max(0.35 * m, 3.0), grow=False, passes=1)
                     got += [g for g in first if self._full_size(g) and g.score >= s.mean_support]
-                out.extend(got)
+                # The card around a printed frame was placed by its size: a fit off that size took
+                # a rival edge on some side (a touching neighbour's, a shadow) and is no card.
+                out.extend(g for g in got if self._full_size(g))
             if (
                 grow
                 and ok
