@@ -353,6 +353,15 @@ class CardDetector:
         cs, cl = sorted(self.settings.card_size_mm)
         return abs(ms / cs - 1) < 0.02 and abs(ml / cl - 1) < 0.02
 
+    def _evenly_sized(self, c: CardCandidate) -> bool:
+        """A calibrated fit whose size is the card's but for one scale on both axes (a calibration
+        a little off, a blurred edge): not one side taken a few mm beyond or short of the card."""
+        if c.corners_mm is None:
+            return False
+        cs, cl = sorted(self.settings.card_size_mm)
+        ms, ml = _side_lengths(c.corners_mm)
+        return abs(ms / cs - ml / cl) < 0.03
+
     # ------------------------------------------------------------------------------------------
     def _refine(
         self,
@@ -440,9 +449,9 @@ class CardDetector:
                     # with every side well supported.
                     first = self._refine(image, around, reach=max(0.35 * m, 3.0), grow=False, passes=1)
                     got += [g for g in first if self._full_size(g) and g.score >= s.mean_support]
-                # The card around a printed frame was placed by its size: a fit off that size took
-                # a rival edge on some side (a touching neighbour's, a shadow) and is no card.
-                out.extend(g for g in got if self._full_size(g))
+                # The card around a printed frame was placed by its size: a fit off that size on
+                # one axis only took a rival edge on a side (a touching neighbour's, a shadow).
+                out.extend(g for g in got if self._evenly_sized(g))
             if (
                 grow
                 and ok
