@@ -117,21 +117,21 @@ def _side_lengths(q: np.ndarray) -> tuple[float, float]:
     return min(a, b), max(a, b)
 
 
-def _rough_quads(cnt: np.ndarray) -> list[np.ndarray]:
-    """Rough quadrilaterals for one contour: its 4-vertex polygon and its minimum-area box."""
+def _rough_quads(cnt: np.ndarray, hollow: bool = False) -> list[np.ndarray]:
+    """Rough quadrilaterals for one contour: its 4-vertex polygon and its minimum-area box.
+    `hollow`: for a contour too hollow to be one card, its hull if it is a frame (_follows_hull)."""
     hull = cv2.convexHull(cnt)
     area = cv2.contourArea(cnt)
     hull_area = cv2.contourArea(hull)
     if hull_area <= 0:
         return []
     if area / hull_area < 0.75:
-        # A hand, a fan of cards, an L-shaped blob: not one flat card. But a frame printed on a
-        # card with its art or lettering touching it from inside (a gun's barrel, a title) is
-        # hollowed out from there while its outline still runs along its hull all round: the
-        # hull is the frame.
-        if not _follows_hull(cnt, hull):
+        # A hand, a fan of cards, an L-shaped blob: not one flat card.
+        if not hollow or not _follows_hull(cnt, hull):
             return []
         area = hull_area
+    elif hollow:
+        return []
     peri = cv2.arcLength(hull, True)
     out = []
     for eps in (0.015, 0.03, 0.05):
@@ -235,6 +235,7 @@ class CardDetector:
         blobs: list[np.ndarray] = []
         unions: list[np.ndarray] = []  # blobs of several things: maybe a card partly under another
         cut_quads: list[np.ndarray] = []  # not card-shaped, on the frame's edge: maybe a card cut by it
+        frames: list[np.ndarray] = []  # hulls of hollow regions: maybe a card's printed frame
         lo_aspect, hi_aspect = s.aspect_range_px[0] * 0.8, s.aspect_range_px[1] * 1.2
         for m, mode in _candidate_maps(small):
             contours, _ = cv2.findContours(m, mode, cv2.CHAIN_APPROX_SIMPLE)
@@ -245,6 +246,11 @@ class CardDetector:
                 quads = _rough_quads(cnt)
                 if not quads:
                     unions.append(cnt)
+                    for q in _rough_quads(cnt, hollow=True):
+                        q = order_corners(q)
+                        short, long = _side_lengths(q)
+                        if short * scale >= min_side and lo_aspect < long / max(short, 1e-6) < hi_aspect:
+                            frames.append(q * scale + (scale - 1) / 2)
                     if self.table is not None and _at_frame_edge(cnt, small.shape):
                         # A printed frame running off the frame is a U open towards the frame's
                         # edge (its inside is another colour): its hull is the frame, cut by
@@ -317,6 +323,21 @@ class CardDetector:
             under = [c for c in under if c.score >= 0.8]
         if under:
             cards = self._select(cards + under, image)
+        framed = self._around_frames(image, frames, scale, cards)
+        if framed:
+            cards = self._select(cards + framed, image)
+            # A blob that held such a card and another (merged outlines): the rest is that other.
+            near = [
+                _blobs_under(blobs + unions, c.corners_px, scale)
+                for c in cards
+                if any(c is f for f in framed)
+            ]
+            merged = [b for i, b in enumerate(blobs + unions) if any(i in n for n in near)]
+            under = self._partly_covered(image, small.shape[:2], merged, scale, cards)
+            if self.table is None:
+                under = [c for c in under if c.score >= 0.8]
+            if under:
+                cards = self._select(cards + under, image)
         if self.table is not None:
             cut = self._cut_by_frame(image, [q for g in groups for q in g] + cut_quads, scale, cards)
             if cut:
@@ -652,6 +673,30 @@ class CardDetector:
                 kept, key=lambda i: (cands[i].corners_px[:, 1].min(), cands[i].corners_px[:, 0].min())
             )
         ]
+
+    def _around_frames(
+        self, image: np.ndarray, frames: list[np.ndarray], scale: float, cards: list[CardCandidate]
+    ) -> list[CardCandidate]:
+        """Cards around printed frames (rough quads, full-size px) that no found card explains. A
+        frame with its art or lettering touching it from inside (a gun's barrel, a title) is
+        hollowed out from there, while its outline still runs along its hull all round: the hull
+        is the frame. A weaker cue than a card's own outline, so it is read last, for cards whose
+        outline merged with the table's grain or a neighbour's."""
+        out: list[CardCandidate] = []
+        done: list[np.ndarray] = []
+        for q in sorted(frames, key=lambda q: -abs(_poly_area(q))):
+            ctr = q.mean(axis=0)
+            if any(
+                cv2.pointPolygonTest(c.corners_px.astype(np.float32), (float(ctr[0]), float(ctr[1])), False)
+                > 0
+                for c in cards + out
+            ):
+                continue
+            if any(np.abs(q - d).max() < 2.0 * scale for d in done):
+                continue  # the same frame from another map
+            done.append(q)
+            out.extend(self._refine(image, q, reach=2.5 * scale + 2.5))
+        return out
 
     def _partly_covered(
         self,
@@ -1157,6 +1202,17 @@ class CardDetector:
             done.append(q)
             res.extend(self._refine(image, q, reach=0.06 * np.linalg.norm(b[1] - b[0]) / k + 4))
         return res
+
+
+def _blobs_under(blobs: list[np.ndarray], corners_px: np.ndarray, scale: float) -> set[int]:
+    """Indices of the blobs (work px) whose bounding box holds the centre of the quad (full px)."""
+    cx, cy = (corners_px.mean(axis=0) - (scale - 1) / 2) / scale
+    out = set()
+    for i, b in enumerate(blobs):
+        x, y, w, h = cv2.boundingRect(b)
+        if x <= cx <= x + w and y <= cy <= y + h:
+            out.add(i)
+    return out
 
 
 def _frame_side(q: np.ndarray, shape: tuple[int, ...], near: float) -> tuple[int, int, float] | None:
