@@ -54,7 +54,7 @@ def test_whole_card_in_view_is_found(condition, seed, ids):
     truth, found = _read(condition, seed)
     cards = {c["id"]: c for c in truth}
     for i in ids:
-        assert cards[i]["visible_fraction"] > 0.99
+        assert cards[i]["visible_fraction"] > 0.9  # in view, at most a pawn on it
         assert _best_iou(cards[i], found) > 0.9, f"card {i} missed"
 
 

@@ -127,8 +127,11 @@ def _rough_quads(cnt: np.ndarray, hollow: bool = False) -> list[np.ndarray]:
         return []
     if area / hull_area < 0.75:
         # A hand, a fan of cards, an L-shaped blob: not one flat card.
-        if not hollow or not _follows_hull(cnt, hull):
+        if not hollow:
             return []
+        (_, _), dims, _ = cv2.minAreaRect(hull)
+        if max(dims) > 2.4 * min(dims) or not _follows_hull(cnt, hull):
+            return []  # (a frame on a card is card-shaped: its hull is checked only then)
         area = hull_area
     elif hollow:
         return []
@@ -686,6 +689,12 @@ class CardDetector:
         done: list[np.ndarray] = []
         for q in sorted(frames, key=lambda q: -abs(_poly_area(q))):
             ctr = q.mean(axis=0)
+            if self.table is not None:
+                # A frame printed on a card: a good part of the card, no larger than it.
+                es, el = self._expected_card_px([], ctr)
+                short, long = _side_lengths(q)
+                if not (0.5 * es < short < 1.1 * es and 0.5 * el < long < 1.1 * el):
+                    continue
             if any(
                 cv2.pointPolygonTest(c.corners_px.astype(np.float32), (float(ctr[0]), float(ctr[1])), False)
                 > 0
