@@ -704,7 +704,16 @@ class CardDetector:
             if any(np.abs(q - d).max() < 2.0 * scale for d in done):
                 continue  # the same frame from another map
             done.append(q)
-            out.extend(self._refine(image, q, reach=2.5 * scale + 2.5))
+            # The frame is printed on the card: wholly inside it (the hull of a hollow patch of
+            # table between cards is not inside the box its neighbours' edges make).
+            out.extend(
+                c
+                for c in self._refine(image, q, reach=2.5 * scale + 2.5)
+                if all(
+                    cv2.pointPolygonTest(c.corners_px.astype(np.float32), (float(x), float(y)), True) > 1.0
+                    for x, y in q
+                )
+            )
         return out
 
     def _partly_covered(
