@@ -119,13 +119,24 @@ def _side_lengths(q: np.ndarray) -> tuple[float, float]:
     return min(a, b), max(a, b)
 
 
-def _rough_quads(cnt: np.ndarray) -> list[np.ndarray]:
-    """Rough quadrilaterals for one contour: its 4-vertex polygon and its minimum-area box."""
+def _rough_quads(cnt: np.ndarray, hollow: bool = False) -> list[np.ndarray]:
+    """Rough quadrilaterals for one contour: its 4-vertex polygon and its minimum-area box.
+    `hollow`: for a contour too hollow to be one card, its hull if it is a frame (_follows_hull)."""
     hull = cv2.convexHull(cnt)
     area = cv2.contourArea(cnt)
     hull_area = cv2.contourArea(hull)
-    if hull_area <= 0 or area / hull_area < 0.75:
-        return []  # a hand, a fan of cards, an L-shaped blob: not one flat card
+    if hull_area <= 0:
+        return []
+    if area / hull_area < 0.75:
+        # A hand, a fan of cards, an L-shaped blob: not one flat card.
+        if not hollow:
+            return []
+        (_, _), dims, _ = cv2.minAreaRect(hull)
+        if max(dims) > 2.4 * min(dims) or not _follows_hull(cnt, hull):
+            return []  # (a frame on a card is card-shaped: its hull is checked only then)
+        area = hull_area
+    elif hollow:
+        return []
     peri = cv2.arcLength(hull, True)
     out = []
     for eps in (0.015, 0.03, 0.05):
@@ -141,6 +152,24 @@ def _rough_quads(cnt: np.ndarray) -> list[np.ndarray]:
         if not out or np.max(np.linalg.norm(order_corners(out[0]) - order_corners(box), axis=1)) > 2.0:
             out.append(box)
     return out
+
+
+def _follows_hull(cnt: np.ndarray, hull: np.ndarray, near: float = 2.0, share: float = 0.85) -> bool:
+    """True when the contour runs within `near` px of its convex hull along `share` of the hull's
+    perimeter, and that hull is a quadrilateral: a convex outline hollowed out through narrow
+    openings, not an L or a fan (whose hull spans a wide gap)."""
+    peri = cv2.arcLength(hull, True)
+    if len(cv2.approxPolyDP(hull, 0.05 * peri, True)) != 4:
+        return False
+    x, y, w, h = cv2.boundingRect(hull)
+    line = np.zeros((h + 2, w + 2), np.uint8)
+    cv2.polylines(line, [cnt - [x - 1, y - 1]], True, 255, 2 * int(near) + 1)
+    p = hull.reshape(-1, 2).astype(np.float64) - [x - 1, y - 1]
+    d = np.roll(p, -1, axis=0) - p
+    n = np.maximum(np.ceil(np.linalg.norm(d, axis=1)).astype(int), 1)
+    pts = np.concatenate([p[i] + d[i] * (np.arange(n[i])[:, None] / n[i]) for i in range(len(p))])
+    pts = np.clip(pts.round().astype(int), 0, [w + 1, h + 1])
+    return bool(np.mean(line[pts[:, 1], pts[:, 0]] > 0) >= share)
 
 
 def _candidate_maps(small: np.ndarray) -> list[tuple[np.ndarray, int]]:
@@ -211,6 +240,7 @@ class CardDetector:
         blobs: list[np.ndarray] = []
         unions: list[np.ndarray] = []  # blobs of several things: maybe a card partly under another
         cut_quads: list[np.ndarray] = []  # not card-shaped, on the frame's edge: maybe a card cut by it
+        frames: list[np.ndarray] = []  # hulls of hollow regions: maybe a card's printed frame
         lo_aspect, hi_aspect = s.aspect_range_px[0] * 0.8, s.aspect_range_px[1] * 1.2
         for m, mode in _candidate_maps(small):
             contours, _ = cv2.findContours(m, mode, cv2.CHAIN_APPROX_SIMPLE)
@@ -227,6 +257,11 @@ class CardDetector:
                 quads = _rough_quads(cnt)
                 if not quads:
                     unions.append(cnt)
+                    for q in _rough_quads(cnt, hollow=True):
+                        q = order_corners(q)
+                        short, long = _side_lengths(q)
+                        if short * scale >= min_side and lo_aspect < long / max(short, 1e-6) < hi_aspect:
+                            frames.append(q * scale + (scale - 1) / 2)
                     if self.table is not None and _at_frame_edge(cnt, small.shape):
                         # A printed frame running off the frame is a U open towards the frame's
                         # edge (its inside is another colour): its hull is the frame, cut by
@@ -299,6 +334,21 @@ class CardDetector:
             under = [c for c in under if c.score >= 0.8]
         if under:
             cards = self._select(cards + under, image)
+        framed = self._around_frames(image, frames, scale, cards)
+        if framed:
+            cards = self._select(cards + framed, image)
+            # A blob that held such a card and another (merged outlines): the rest is that other.
+            near = [
+                _blobs_under(blobs + unions, c.corners_px, scale)
+                for c in cards
+                if any(c is f for f in framed)
+            ]
+            merged = [b for i, b in enumerate(blobs + unions) if any(i in n for n in near)]
+            under = self._partly_covered(image, small.shape[:2], merged, scale, cards)
+            if self.table is None:
+                under = [c for c in under if c.score >= 0.8]
+            if under:
+                cards = self._select(cards + under, image)
         if self.table is not None:
             cut = self._cut_by_frame(image, [q for g in groups for q in g] + cut_quads, scale, cards)
             if cut:
@@ -334,6 +384,15 @@ class CardDetector:
         ms, ml = _side_lengths(corners_mm)
         cs, cl = sorted(self.settings.card_size_mm)
         return abs(ms / cs - 1) < 0.02 and abs(ml / cl - 1) < 0.02
+
+    def _evenly_sized(self, c: CardCandidate) -> bool:
+        """A calibrated fit whose size is the card's but for one scale on both axes (a calibration
+        a little off, a blurred edge): not one side taken a few mm beyond or short of the card."""
+        if c.corners_mm is None:
+            return False
+        cs, cl = sorted(self.settings.card_size_mm)
+        ms, ml = _side_lengths(c.corners_mm)
+        return abs(ms / cs - ml / cl) < 0.03
 
     # ------------------------------------------------------------------------------------------
     def _refine(
@@ -427,7 +486,9 @@ class CardDetector:
                     # with every side well supported.
                     first = self._refine(image, around, reach=max(0.35 * m, 3.0), grow=False, passes=1)
                     got += [g for g in first if self._full_size(g) and g.score >= s.mean_support]
-                out.extend(got)
+                # The card around a printed frame was placed by its size: a fit off that size on
+                # one axis only took a rival edge on a side (a touching neighbour's, a shadow).
+                out.extend(g for g in got if self._evenly_sized(g))
             if (
                 (grow if sides is None else sides)
                 and ok
@@ -639,12 +700,61 @@ class CardDetector:
                     break
             if ok:
                 kept.append(i)
+        # The table between two cards, outlined by their rims' inner edges and two lines of its
+        # grain, can have a card's size: such a fit has two opposite sides inside the two cards
+        # (which lie on top there, their edges seen), better fits than it. A card lying across two
+        # others has its own edges on top and is the clean fit of the three.
+        gaps = [
+            i
+            for i in kept
+            if _between_cards(cands, i, [j for j in kept if sc[j] > sc[i] and inter[i, j] > 0])
+        ]
+        kept = [i for i in kept if i not in gaps]
         return [
             cands[i]
             for i in sorted(
                 kept, key=lambda i: (cands[i].corners_px[:, 1].min(), cands[i].corners_px[:, 0].min())
             )
         ]
+
+    def _around_frames(
+        self, image: np.ndarray, frames: list[np.ndarray], scale: float, cards: list[CardCandidate]
+    ) -> list[CardCandidate]:
+        """Cards around printed frames (rough quads, full-size px) that no found card explains. A
+        frame with its art or lettering touching it from inside (a gun's barrel, a title) is
+        hollowed out from there, while its outline still runs along its hull all round: the hull
+        is the frame. A weaker cue than a card's own outline, so it is read last, for cards whose
+        outline merged with the table's grain or a neighbour's."""
+        out: list[CardCandidate] = []
+        done: list[np.ndarray] = []
+        for q in sorted(frames, key=lambda q: -abs(_poly_area(q))):
+            ctr = q.mean(axis=0)
+            if self.table is not None:
+                # A frame printed on a card: a good part of the card, no larger than it.
+                es, el = self._expected_card_px([], ctr)
+                short, long = _side_lengths(q)
+                if not (0.5 * es < short < 1.1 * es and 0.5 * el < long < 1.1 * el):
+                    continue
+            if any(
+                cv2.pointPolygonTest(c.corners_px.astype(np.float32), (float(ctr[0]), float(ctr[1])), False)
+                > 0
+                for c in cards + out
+            ):
+                continue
+            if any(np.abs(q - d).max() < 2.0 * scale for d in done):
+                continue  # the same frame from another map
+            done.append(q)
+            # The frame is printed on the card: wholly inside it (the hull of a hollow patch of
+            # table between cards is not inside the box its neighbours' edges make).
+            out.extend(
+                c
+                for c in self._refine(image, q, reach=2.5 * scale + 2.5)
+                if all(
+                    cv2.pointPolygonTest(c.corners_px.astype(np.float32), (float(x), float(y)), True) > 1.0
+                    for x, y in q
+                )
+            )
+        return out
 
     def _partly_covered(
         self,
@@ -1143,7 +1253,10 @@ class CardDetector:
                     tried.append(qf)
                     if len(tried) > 16:
                         return out
-                    out.extend(self._refine(image, qf, reach=0.1 * es * scale + 3.0, grow=False, sides=True))
+                    # A hypothesis a few px off a light-rimmed card's edge may be fitted, looking
+                    # closer, to the rim's inner edge on that side: grow it to the card as any
+                    # rough quad (one level: no art frame is expected inside a side's card).
+                    out.extend(self._refine(image, qf, reach=0.1 * es * scale + 3.0, grow=1, sides=True))
         return out
 
     def _expected_card_px(self, cards: list[CardCandidate], at: np.ndarray) -> tuple[float, float] | None:
@@ -1208,6 +1321,17 @@ class CardDetector:
             done.append(q)
             res.extend(self._refine(image, q, reach=0.06 * np.linalg.norm(b[1] - b[0]) / k + 4))
         return res
+
+
+def _blobs_under(blobs: list[np.ndarray], corners_px: np.ndarray, scale: float) -> set[int]:
+    """Indices of the blobs (work px) whose bounding box holds the centre of the quad (full px)."""
+    cx, cy = (corners_px.mean(axis=0) - (scale - 1) / 2) / scale
+    out = set()
+    for i, b in enumerate(blobs):
+        x, y, w, h = cv2.boundingRect(b)
+        if x <= cx <= x + w and y <= cy <= y + h:
+            out.add(i)
+    return out
 
 
 def _frame_side(q: np.ndarray, shape: tuple[int, ...], near: float) -> tuple[int, int, float] | None:
@@ -1496,6 +1620,23 @@ def _card_plus_gap(
             continue  # too thin to look at both sides of it apart
         drop[j] = int((_ring_steps(image, qi, qj) > 40.0).sum()) >= 3
     return drop
+
+
+def _between_cards(cands: list[CardCandidate], i: int, others: list[int], share: float = 0.75) -> bool:
+    """True when two opposite sides of candidate i each lie (along `share` of their length, more than
+    1.5 px inside) within one of the candidates `others`."""
+    q = cands[i].corners_px
+    t = np.linspace(0.15, 0.85, 8)[:, None]
+    inside = []
+    for k in range(4):
+        pts = q[k] + t * (q[(k + 1) % 4] - q[k])
+        inside.append(
+            any(
+                np.mean([cv2.pointPolygonTest(o, (float(x), float(y)), True) > 1.5 for x, y in pts]) >= share
+                for o in (cands[j].corners_px.astype(np.float32) for j in others)
+            )
+        )
+    return (inside[0] and inside[2]) or (inside[1] and inside[3])
 
 
 def _one_colour_between(image: np.ndarray, inner: np.ndarray, outer: np.ndarray) -> bool:
