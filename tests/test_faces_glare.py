@@ -1,4 +1,4 @@
-"""Faces and pawns where the frame's edge or glare hides part of a card, on rendered frames of the
+"""Faces and pawns where the frame's edge, glare or a pawn hides part of a card, on rendered frames of the
 bench's camera, against the renderer's truth (cards from the truth corners)."""
 
 from __future__ import annotations
@@ -94,3 +94,15 @@ def test_a_glare_highlight_is_no_hole_in_a_pawn():
     assert np.mean(hsv[..., 1] < MIN_SATURATION) > 0.2  # the cause: partly paled
     i, _ = _card(truth, pawn["on_card"])
     assert _pawns(image, truth)["red"] == i
+
+
+def test_a_pawn_hiding_a_faces_art_does_not_make_it_a_look_alike():
+    # A red disc on Teleporter's thin blue drawing looks like Rocket Boots' red-brown L more
+    # than like Teleporter: by the art alone no rival is near. The printed name tells it.
+    image, truth = _frame(2000025, PRESETS["wood"])
+    _, card = _card(truth, 2)
+    assert card["name"] == "Teleporter"
+    assert any(p["on_card"] == 2 and p["color"] == "red" for p in truth["pawns"])  # the cause
+    r = LIB.read(image, np.array(card["corners_px"]))
+    assert (r.face, r.name) == ("up", "Teleporter")
+    _faces_right(image, truth)
