@@ -1,4 +1,4 @@
-"""Faces and pawns where the frame's edge or glare hides part of a card, on rendered frames of the
+"""Faces and pawns where the frame's edge, glare or a pawn hides part of a card, on rendered frames of the
 bench's camera, against the renderer's truth (cards from the truth corners)."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ import numpy as np
 
 from vision.faces import FaceLibrary, upright_corners
 from vision.pawns import MIN_SATURATION, camera_nadir_px, find_pawns
+from vision.pipeline import FrameReader
 from vision.synthetic import PRESETS, Camera, CameraPose, Renderer, random_conditions, random_scene
 from vision.table import TableMap
 
@@ -94,3 +95,30 @@ def test_a_glare_highlight_is_no_hole_in_a_pawn():
     assert np.mean(hsv[..., 1] < MIN_SATURATION) > 0.2  # the cause: partly paled
     i, _ = _card(truth, pawn["on_card"])
     assert _pawns(image, truth)["red"] == i
+
+
+def test_a_pawn_hiding_a_faces_art_does_not_make_it_a_look_alike():
+    # A red disc on Teleporter's thin blue drawing looks like Rocket Boots' red-brown L more
+    # than like Teleporter: by the art alone no rival is near. The printed name tells it.
+    image, truth = _frame(2000025, PRESETS["wood"])
+    _, card = _card(truth, 2)
+    assert card["name"] == "Teleporter"
+    assert any(p["on_card"] == 2 and p["color"] == "red" for p in truth["pawns"])  # the cause
+    r = LIB.read(image, np.array(card["corners_px"]))
+    assert (r.face, r.name) == ("up", "Teleporter")
+    _faces_right(image, truth)
+
+
+def test_a_pawn_across_print_of_its_own_colour_is_seen():
+    # A yellow figure lying across the yellow ring of a back's target: the art explains most of
+    # the yellow blob (the ring), which read as misaligned print; the figure shows it stands up.
+    # Read as the bench reads it (the detector's corners align the art a little differently).
+    image, truth = _frame(2000029, PRESETS["white_on_white"])
+    pawn = next(p for p in truth["pawns"] if p["color"] == "yellow")
+    _, card = _card(truth, pawn["on_card"])
+    assert card["face"] == "down"  # the cause: the back's target is printed yellow
+    reading = FrameReader(table=TableMap.from_homography(CAM.image_to_table)).read(image)
+    centre = np.mean(card["corners_px"], axis=0)
+    on = int(np.argmin([np.linalg.norm(np.mean(c.corners_px, axis=0) - centre) for c in reading.cards]))
+    assert reading.cards[on].face == "down"
+    assert [p.card for p in reading.pawns if p.color == "yellow"][:1] == [on]

@@ -62,6 +62,11 @@ NAME_SIZE = (96, 134)  # width, height of the card image the names are compared 
 NAME_SHIFT = 2  # px (at NAME_SIZE) of misplaced corners the comparison allows for
 NAME_RIVAL = 1.5
 NAME_MARGIN = 0.9
+# A pawn on a face can hide its art and look like a look-alike's (a red pawn on a thin blue drawing
+# reads as a red-brown one): the art alone then names the wrong face with no rival near. So the
+# nearest face's printed name is checked against the other faces within COVER_MATCH too; one of
+# them overrules the art only if its name is clearly the printed one (NAME_OVERRULE x the nearest's).
+NAME_OVERRULE = 0.7
 
 
 def upright_corners(corners_px: np.ndarray, upside_down: bool = False) -> np.ndarray:
@@ -331,8 +336,13 @@ class FaceLibrary:
         if (best_d < FACE_MATCH and best_d < back_d) or surely_up:
             # Look-alikes (a pawn on one can make it look like another): the printed name decides.
             rivals = [(n, f) for dist, n, f in ranked[:4] if dist < NAME_RIVAL * best_d]
+            margin = NAME_MARGIN
+            if len(rivals) == 1:
+                # No look-alike near by the art; one a pawn makes look far still shows its name.
+                rivals += [(n, f) for dist, n, f in ranked[1:4] if dist < COVER_MATCH]
+                margin = NAME_OVERRULE
             if len(rivals) > 1 and best_d < COVER_MATCH:
-                named = self._read_names(rectify(image, corners_px, NAME_SIZE), rivals)
+                named = self._read_names(rectify(image, corners_px, NAME_SIZE), rivals, margin)
                 if named is not None:
                     d_named = next(dist for dist, n, _ in ranked if n == named[0])
                     return FaceReading("up", named[0], back_d, d_named, named[1])
@@ -366,10 +376,12 @@ class FaceLibrary:
             return self._stack
         return self._stack[0], _normalise_all(self._lab_stack, use)
 
-    def _read_names(self, card_img: np.ndarray, rivals: list[tuple[str, bool]]) -> tuple[str, bool] | None:
-        """Which of the `rivals` (name, upside down) the card is, by the printed name alone. The
-        name is printed twice (top, and upside down at the bottom), and a pawn or a finger seldom
-        covers both: each face counts its better band."""
+    def _read_names(
+        self, card_img: np.ndarray, rivals: list[tuple[str, bool]], margin: float = NAME_MARGIN
+    ) -> tuple[str, bool] | None:
+        """Which of the `rivals` (name, upside down) the card is, by the printed name alone: the
+        best must beat the next by `margin`. The name is printed twice (top, and upside down at the
+        bottom), and a pawn or a finger seldom covers both: each face counts its better band."""
         if len(rivals) < 2:
             return None
         seen = _name_bands(card_img, sharp=False)
@@ -379,7 +391,7 @@ class FaceLibrary:
             scores.append((min(_band_distance(s, b) for s, b in zip(seen, bands)), name, flip))
         scores.sort()
         (best, name, flip), (second, _, _) = scores[0], scores[1]
-        return (name, flip) if best < NAME_MARGIN * second else None
+        return (name, flip) if best < margin * second else None
 
     def _lit_back(self, small: np.ndarray, use: np.ndarray | None) -> bool:
         """Whether the light model (`_lit_explained`) explains at least LIT_BACK of the card

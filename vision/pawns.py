@@ -730,9 +730,15 @@ def _blobs_in(fr: _Frame, box: tuple[int, int, int, int], present: list[int]) ->
             x, y, w, h, area = stats[j].tolist()
             own = labels[y : y + h, x : x + w] == j
             core_area = int(np.count_nonzero(core[y : y + h, x : x + w][own]))
-            if core_area < max(0.25 * area, least):
+            if core_area < least:
                 continue  # printed: the art explains nearly all of it
-            out += _blob(fr, roi, box, m, own, k, x, y, w, h, area, probe)
+            # The art explains most of it: print, misaligned - or a pawn on print of its own
+            # colour (a yellow figure across a yellow ring) that shows that it stands up.
+            mostly_print = core_area < 0.25 * area
+            if mostly_print and probe:
+                continue
+            blobs = _blob(fr, roi, box, m, own, k, x, y, w, h, area, probe)
+            out += [b for b in blobs if b.standing()] if mostly_print else blobs
     return out
 
 
