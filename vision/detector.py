@@ -760,12 +760,13 @@ class CardDetector:
         q = q.copy()
         i1, i2, i3 = (i + 1) % 4, (i + 2) % 4, (i + 3) % 4
         q[i, axis] = q[i1, axis] = lim
-        # The card's colour along the frame's edge (middle of the cut), and a pad colour unlike it.
-        a, b = q[i] + 0.2 * (q[i1] - q[i]), q[i] + 0.8 * (q[i1] - q[i])
+        # The card's colours along the frame's edge, and a pad colour unlike all of them: a card
+        # cut across its border and its art (a light border round a dark back) shows both there,
+        # and the pad must make one straight edge with each.
+        a, b = q[i] + 0.05 * (q[i1] - q[i]), q[i] + 0.95 * (q[i1] - q[i])
         n = max(2, int(np.linalg.norm(b - a)))
         pts = np.clip(np.linspace(a, b, n).round().astype(int), 0, [w - 1, h - 1])
-        colour = np.median(image[pts[:, 1], pts[:, 0]].reshape(n, -1), axis=0)
-        pad_colour = [0.0 if v > 127 else 255.0 for v in colour]
+        pad_colour = _unlike(image[pts[:, 1], pts[:, 0]].reshape(n, -1).astype(np.float64)).tolist()
         pad = int(reach) + 8
         x0, y0 = (int(v) - pad for v in q.min(axis=0))
         x1, y1 = (int(v) + pad + 1 for v in q.max(axis=0))
@@ -1263,6 +1264,18 @@ def _beyond_pentagon(cnt: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | No
         t = np.linalg.solve(m, e1 - e2)
         return np.array([a, b, c, e2 + t[0] * d1])
     return None
+
+
+def _unlike(colours: np.ndarray) -> np.ndarray:
+    """Of the pure colours (corners of the colour cube), the one farthest from nearly all of
+    `colours` (n x channels)."""
+    palette = (
+        np.array(np.meshgrid(*[[0.0, 255.0]] * colours.shape[1], indexing="ij"))
+        .reshape(colours.shape[1], -1)
+        .T
+    )
+    dist = np.linalg.norm(colours[None] - palette[:, None], axis=2)
+    return palette[int(np.argmax(np.percentile(dist, 10, axis=1)))]
 
 
 def _at_frame_edge(cnt: np.ndarray, shape: tuple[int, ...]) -> bool:
