@@ -788,7 +788,12 @@ class CardDetector:
             # As in `_refine`: the inner edge of a light rim may rival the card's edge; look closer.
             fit = refine_quad(crop, q - off, reach=0.55 * reach)
         if fit is None:
-            return []
+            if not grow:
+                return []
+            # The clearest outline may be a printed frame inside a light border whose edge on a
+            # light table is faint, too far out for this search: look a border's width further.
+            m = s.border_mm / float(np.mean(self.table.mm_per_px(q)))
+            return self._fit_cut_around(image, q, i, axis, lim, m, table, corner_in_view)
         c = fit.corners + off
         if not _convex(c) or abs(c[i, axis] - lim) > 1.5 or abs(c[i1, axis] - lim) > 1.5:
             return []  # the cut side is not the frame's edge: not a card running off the frame
@@ -849,25 +854,7 @@ class CardDetector:
                 # The inner frame of a printed border: move the three seen sides out by the
                 # border and fit again, the cut side staying on the frame's edge.
                 m = (full - width) / 2 / float(np.mean(self.table.mm_per_px(c)))
-                bigger = _offset_quad(c, m)
-                if bigger is None:
-                    return []
-                for k0, k1 in ((i, i3), (i1, i2)):  # back onto the frame's edge along the side
-                    d = bigger[k0] - bigger[k1]
-                    if abs(d[axis]) < 1e-6:
-                        return []
-                    bigger[k0] = bigger[k1] + d * (lim - bigger[k1, axis]) / d[axis]
-                return self._fit_cut(
-                    image,
-                    bigger,
-                    i,
-                    axis,
-                    lim,
-                    reach=max(0.35 * m, 2.5),
-                    table=table,
-                    grow=False,
-                    corner_in_view=corner_in_view,
-                )
+                return self._fit_cut_around(image, c, i, axis, lim, m, table, corner_in_view)
             return []
         # Only one of the card's sizes is measured: each seen side must be a card's own edge, with
         # the table just outside it (not a printed frame, whose outside is the card's border, nor
@@ -881,6 +868,18 @@ class CardDetector:
         off = dout > 30.0 + 0.2 * din
         if off[1] or off.sum() > 1:
             return []
+        # The two corners in view are the card's: past each along the far side lies the table (a
+        # printed frame's corner has the rest of the card there, the far edge running on).
+        past = 2.0 * s.border_mm / float(np.mean(self.table.mm_per_px(c)))
+        for k, other in ((i2, i3), (i3, i2)):
+            d = (c[k] - c[other]) / max(float(np.linalg.norm(c[k] - c[other])), 1e-9)
+            room = min(
+                (((w - 1.0 if d[x] > 0 else 0.0) - c[k, x]) / d[x] for x in (0, 1) if abs(d[x]) > 1e-9),
+                default=past,
+            )
+            end = c[k] + max(min(past, room), 0.0) * d
+            if not self._ends_at(image, c[k], end, c.mean(axis=0), inside[i2], table):
+                return []
         new = c.copy()
         sig = fit.sigma_px.copy()
         for real, hid in ((i2, i1), (i3, i)):
@@ -904,6 +903,40 @@ class CardDetector:
         if inter < 0.5 * abs(_poly_area(new)):
             return []  # mostly out of view: too little seen to place it
         return self._completed(new, sig, fit, sup, resid)
+
+    def _fit_cut_around(
+        self,
+        image: np.ndarray,
+        c: np.ndarray,
+        i: int,
+        axis: int,
+        lim: float,
+        m: float,
+        table: np.ndarray,
+        corner_in_view: bool,
+    ) -> list[CardCandidate]:
+        """`_fit_cut` once more, without growing, around the quad c (px, side i on the frame's
+        edge) with its three seen sides moved out by m px: the card around a printed frame."""
+        bigger = _offset_quad(c, m)
+        if bigger is None:
+            return []
+        i1, i2, i3 = (i + 1) % 4, (i + 2) % 4, (i + 3) % 4
+        for k0, k1 in ((i, i3), (i1, i2)):  # back onto the frame's edge along the side
+            d = bigger[k0] - bigger[k1]
+            if abs(d[axis]) < 1e-6:
+                return []
+            bigger[k0] = bigger[k1] + d * (lim - bigger[k1, axis]) / d[axis]
+        return self._fit_cut(
+            image,
+            bigger,
+            i,
+            axis,
+            lim,
+            reach=max(0.35 * m, 2.5),
+            table=table,
+            grow=False,
+            corner_in_view=corner_in_view,
+        )
 
     def _ends_at(
         self,
