@@ -746,6 +746,7 @@ class CardDetector:
         table: np.ndarray,
         grow: bool = True,
         corner_in_view: bool = False,
+        seek_far: bool = False,
     ) -> list[CardCandidate]:
         """The card of which the rough quad q (full-size px) is the part inside the frame, side i
         on the frame's edge (`axis` = `lim`). Beyond the frame the crop is padded with a colour
@@ -754,7 +755,9 @@ class CardDetector:
         the known card size puts it along the two sides that run off the frame.
         `corner_in_view`: the card shows three corners (see `_three_corners_in_view`): side i + 1
         runs past the card's corner in view to the frame's edge, over the table; the size places
-        that corner, and the side's edge must end there."""
+        that corner, and the side's edge must end there. `seek_far`: when what was fitted as the far side is no
+        card edge, look further out for it (a printed frame whose far end lies further in than
+        its sides: a title band)."""
         s = self.settings
         h, w = image.shape[:2]
         q = q.copy()
@@ -793,7 +796,7 @@ class CardDetector:
             # The clearest outline may be a printed frame inside a light border whose edge on a
             # light table is faint, too far out for this search: look a border's width further.
             m = s.border_mm / float(np.mean(self.table.mm_per_px(q)))
-            return self._fit_cut_around(image, q, i, axis, lim, m, table, corner_in_view)
+            return self._fit_cut_around(image, q, i, axis, lim, m, table, corner_in_view, seek_far=True)
         c = fit.corners + off
         if not _convex(c) or abs(c[i, axis] - lim) > 1.5 or abs(c[i1, axis] - lim) > 1.5:
             return []  # the cut side is not the frame's edge: not a card running off the frame
@@ -854,7 +857,7 @@ class CardDetector:
                 # The inner frame of a printed border: move the three seen sides out by the
                 # border and fit again, the cut side staying on the frame's edge.
                 m = (full - width) / 2 / float(np.mean(self.table.mm_per_px(c)))
-                return self._fit_cut_around(image, c, i, axis, lim, m, table, corner_in_view)
+                return self._fit_cut_around(image, c, i, axis, lim, m, table, corner_in_view, seek_far=True)
             return []
         # Only one of the card's sizes is measured: each seen side must be a card's own edge, with
         # the table just outside it (not a printed frame, whose outside is the card's border, nor
@@ -866,6 +869,17 @@ class CardDetector:
         # frame or the gap between cards has the wrong thing outside on all of them. The far side
         # places the card along its length: it must be the card's edge.
         off = dout > 30.0 + 0.2 * din
+        if off[1] and not off[0] and not off[2] and seek_far:
+            # The card's far edge is then the outermost edge with the table outside, within three
+            # borders' widths (a title band).
+            m = s.border_mm / float(np.mean(self.table.mm_per_px(c)))
+            got = []
+            for k in range(1, 7):
+                margin = np.where(np.arange(4) == i2, 0.5 * k * m, 0.0)
+                got += self._fit_cut_around(
+                    image, c, i, axis, lim, margin, table, corner_in_view, reach=0.35 * m
+                )
+            return sorted(got, key=lambda g: -abs(float(g.corners_px[:, axis].mean()) - lim))[:1]
         if off[1] or off.sum() > 1:
             return []
         # The two corners in view are the card's: past each along the far side lies the table (a
@@ -911,12 +925,15 @@ class CardDetector:
         i: int,
         axis: int,
         lim: float,
-        m: float,
+        m: float | np.ndarray,
         table: np.ndarray,
         corner_in_view: bool,
+        seek_far: bool = False,
+        reach: float | None = None,
     ) -> list[CardCandidate]:
         """`_fit_cut` once more, without growing, around the quad c (px, side i on the frame's
-        edge) with its three seen sides moved out by m px: the card around a printed frame."""
+        edge) with its three seen sides moved out by m px (side k by m[k]): the card around a
+        printed frame."""
         bigger = _offset_quad(c, m)
         if bigger is None:
             return []
@@ -932,10 +949,11 @@ class CardDetector:
             i,
             axis,
             lim,
-            reach=max(0.35 * m, 2.5),
+            reach=max(0.35 * float(np.max(m)), 2.5) if reach is None else reach,
             table=table,
             grow=False,
             corner_in_view=corner_in_view,
+            seek_far=seek_far,
         )
 
     def _ends_at(
