@@ -1318,15 +1318,11 @@ def _beyond_pentagon(cnt: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | No
 
 
 def _unlike(colours: np.ndarray) -> np.ndarray:
-    """Of the pure colours (corners of the colour cube), the one farthest from nearly all of
-    `colours` (n x channels)."""
-    palette = (
-        np.array(np.meshgrid(*[[0.0, 255.0]] * colours.shape[1], indexing="ij"))
-        .reshape(colours.shape[1], -1)
-        .T
-    )
-    dist = np.linalg.norm(colours[None] - palette[:, None], axis=2)
-    return palette[int(np.argmax(np.percentile(dist, 10, axis=1)))]
+    """A pad colour stepping from all of `colours` (n x channels) the same way in each channel
+    (one polarity along the whole cut): black in a channel where a good part of them is light
+    (against white a light border would show no edge; a dark part still steps down), else
+    white."""
+    return np.where(np.percentile(colours, 90, axis=0) > 127.0, 0.0, 255.0)
 
 
 def _at_frame_edge(cnt: np.ndarray, shape: tuple[int, ...]) -> bool:
