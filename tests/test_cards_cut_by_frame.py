@@ -101,6 +101,7 @@ def test_no_card_from_the_printed_panel_of_a_face_showing_three_corners():
         # dark pattern reach the frame's edge.
         ("white_on_white", 2000022, 9, 2),
         ("harsh", 2000022, 9, 2),
+        ("wood", 2000022, 9, 2),
         # A face whose green printed frame inside a white border is the clearest outline; the
         # card's edge on the white table lies a border's width further out.
         ("white", 2000026, 1, 2),
