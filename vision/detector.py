@@ -763,33 +763,43 @@ class CardDetector:
         q = q.copy()
         i1, i2, i3 = (i + 1) % 4, (i + 2) % 4, (i + 3) % 4
         q[i, axis] = q[i1, axis] = lim
-        # The card's colours along the frame's edge, and a pad colour unlike all of them: a card
-        # cut across its border and its art (a light border round a dark back) shows both there,
-        # and the pad must make one straight edge with each.
+        # The card's colours along the frame's edge, and a pad colour unlike them: first unlike the
+        # middle of the cut; when that leaves no straight edge on the frame's edge, unlike every
+        # colour there (a card cut across its light border and its dark art shows both).
         a, b = q[i] + 0.05 * (q[i1] - q[i]), q[i] + 0.95 * (q[i1] - q[i])
         n = max(2, int(np.linalg.norm(b - a)))
         pts = np.clip(np.linspace(a, b, n).round().astype(int), 0, [w - 1, h - 1])
-        pad_colour = _unlike(image[pts[:, 1], pts[:, 0]].reshape(n, -1).astype(np.float64)).tolist()
+        along = image[pts[:, 1], pts[:, 0]].reshape(n, -1).astype(np.float64)
+        middle = np.median(along[n // 6 : n - n // 6], axis=0)
+        pads = [[0.0 if v > 127 else 255.0 for v in middle]]
+        if (unlike := _unlike(along).tolist()) != pads[0]:
+            pads.append(unlike)
         pad = int(reach) + 8
         x0, y0 = (int(v) - pad for v in q.min(axis=0))
         x1, y1 = (int(v) + pad + 1 for v in q.max(axis=0))
-        crop = image[max(y0, 0) : min(y1, h), max(x0, 0) : min(x1, w)]
-        if crop.size == 0:
+        crop0 = image[max(y0, 0) : min(y1, h), max(x0, 0) : min(x1, w)]
+        if crop0.size == 0:
             return []
-        crop = cv2.copyMakeBorder(
-            crop,
-            max(-y0, 0),
-            max(y1 - h, 0),
-            max(-x0, 0),
-            max(x1 - w, 0),
-            cv2.BORDER_CONSTANT,
-            value=pad_colour,
-        )
         off = np.array([x0, y0], np.float64)
-        fit = refine_quad(crop, q - off, reach=reach)
-        if fit is None and reach > 5.0:
-            # As in `_refine`: the inner edge of a light rim may rival the card's edge; look closer.
-            fit = refine_quad(crop, q - off, reach=0.55 * reach)
+        for pad_colour in pads:
+            crop = cv2.copyMakeBorder(
+                crop0,
+                max(-y0, 0),
+                max(y1 - h, 0),
+                max(-x0, 0),
+                max(x1 - w, 0),
+                cv2.BORDER_CONSTANT,
+                value=pad_colour,
+            )
+            fit = refine_quad(crop, q - off, reach=reach)
+            if fit is None and reach > 5.0:
+                # As in `_refine`: the inner edge of a light rim may rival the card's edge; look closer.
+                fit = refine_quad(crop, q - off, reach=0.55 * reach)
+            if fit is None:
+                break
+            c = fit.corners + off
+            if _convex(c) and abs(c[i, axis] - lim) <= 1.5 and abs(c[i1, axis] - lim) <= 1.5:
+                break
         if fit is None:
             if not grow:
                 return []
@@ -797,7 +807,6 @@ class CardDetector:
             # light table is faint, too far out for this search: look a border's width further.
             m = s.border_mm / float(np.mean(self.table.mm_per_px(q)))
             return self._fit_cut_around(image, q, i, axis, lim, m, table, corner_in_view, seek_far=True)
-        c = fit.corners + off
         if not _convex(c) or abs(c[i, axis] - lim) > 1.5 or abs(c[i1, axis] - lim) > 1.5:
             return []  # the cut side is not the frame's edge: not a card running off the frame
         # The pad beyond every edge of the frame makes each a clean straight edge: a side fitted
@@ -1318,11 +1327,12 @@ def _beyond_pentagon(cnt: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | No
 
 
 def _unlike(colours: np.ndarray) -> np.ndarray:
-    """A pad colour stepping from all of `colours` (n x channels) the same way in each channel
-    (one polarity along the whole cut): black in a channel where a good part of them is light
-    (against white a light border would show no edge; a dark part still steps down), else
-    white."""
-    return np.where(np.percentile(colours, 90, axis=0) > 127.0, 0.0, 255.0)
+    """Of the pure colours (corners of the colour cube), the one farthest from nearly all of
+    `colours` (n x channels)."""
+    nc = colours.shape[1]
+    palette = np.array(np.meshgrid(*[[0.0, 255.0]] * nc, indexing="ij")).reshape(nc, -1).T
+    dist = np.linalg.norm(colours[None] - palette[:, None], axis=2)
+    return palette[int(np.argmax(np.percentile(dist, 10, axis=1)))]
 
 
 def _at_frame_edge(cnt: np.ndarray, shape: tuple[int, ...]) -> bool:
