@@ -92,3 +92,36 @@ def test_no_card_from_the_printed_panel_of_a_face_showing_three_corners():
     assert _out_of_view(tc) == 1
     for d in found:
         assert _iou(np.asarray(tc["corners_mm"]), TABLE.to_mm(d)) >= 0.9
+
+
+@pytest.mark.parametrize(
+    ("preset", "seed", "card_id", "hidden"),
+    [
+        # A back 95 % in view across the bottom edge: along the cut both its light border and its
+        # dark pattern reach the frame's edge.
+        ("white_on_white", 2000022, 9, 2),
+        ("harsh", 2000022, 9, 2),
+        ("wood", 2000022, 9, 2),
+        # A face whose green printed frame inside a white border is the clearest outline; the
+        # card's edge on the white table lies a border's width further out.
+        ("white", 2000026, 1, 2),
+        # A face 60 % in view whose clearest outline is the white panel inside its blue frame.
+        ("white", 2000022, 2, 2),
+        # A face showing three corners whose panel lies further from the card's far edge (a
+        # title band) than from its sides.
+        ("white", 2000036, 6, 1),
+        # A face lying long side across, 80 % in view, whose blue side bands span a card's
+        # width the other way: only the card around them, not a card from them.
+        ("white", 2000020, 6, 2),
+    ],
+)
+def test_card_cut_by_the_frame_around_its_printed_frame(preset, seed, card_id, hidden):
+    truth, found = _read(preset, random_scene(seed), seed)
+    card = next(c for c in truth["cards"] if c["id"] == card_id)
+    assert _out_of_view(card) == hidden
+    assert _worst_corner_px(card, found) < 2.5
+    # Nothing else there: every detection overlapping the card is the card.
+    tp = np.asarray(card["corners_mm"])
+    for d in found:
+        iou = _iou(tp, TABLE.to_mm(d))
+        assert iou < 0.05 or iou > 0.9

@@ -892,6 +892,7 @@ class CardDetector:
         table: np.ndarray,
         grow: bool = True,
         corner_in_view: bool = False,
+        seek_far: bool = False,
     ) -> list[CardCandidate]:
         """The card of which the rough quad q (full-size px) is the part inside the frame, side i
         on the frame's edge (`axis` = `lim`). Beyond the frame the crop is padded with a colour
@@ -900,41 +901,58 @@ class CardDetector:
         the known card size puts it along the two sides that run off the frame.
         `corner_in_view`: the card shows three corners (see `_three_corners_in_view`): side i + 1
         runs past the card's corner in view to the frame's edge, over the table; the size places
-        that corner, and the side's edge must end there."""
+        that corner, and the side's edge must end there. `seek_far`: when what was fitted as the far side is no
+        card edge, look further out for it (a printed frame whose far end lies further in than
+        its sides: a title band)."""
         s = self.settings
         h, w = image.shape[:2]
         q = q.copy()
         i1, i2, i3 = (i + 1) % 4, (i + 2) % 4, (i + 3) % 4
         q[i, axis] = q[i1, axis] = lim
-        # The card's colour along the frame's edge (middle of the cut), and a pad colour unlike it.
-        a, b = q[i] + 0.2 * (q[i1] - q[i]), q[i] + 0.8 * (q[i1] - q[i])
+        # The card's colours along the frame's edge, and a pad colour unlike them: first unlike the
+        # middle of the cut; when that leaves no straight edge on the frame's edge, unlike every
+        # colour there (a card cut across its light border and its dark art shows both).
+        a, b = q[i] + 0.05 * (q[i1] - q[i]), q[i] + 0.95 * (q[i1] - q[i])
         n = max(2, int(np.linalg.norm(b - a)))
         pts = np.clip(np.linspace(a, b, n).round().astype(int), 0, [w - 1, h - 1])
-        colour = np.median(image[pts[:, 1], pts[:, 0]].reshape(n, -1), axis=0)
-        pad_colour = [0.0 if v > 127 else 255.0 for v in colour]
+        along = image[pts[:, 1], pts[:, 0]].reshape(n, -1).astype(np.float64)
+        middle = np.median(along[n // 6 : n - n // 6], axis=0)
+        pads = [[0.0 if v > 127 else 255.0 for v in middle]]
+        if (unlike := _unlike(along).tolist()) != pads[0]:
+            pads.append(unlike)
         pad = int(reach) + 8
         x0, y0 = (int(v) - pad for v in q.min(axis=0))
         x1, y1 = (int(v) + pad + 1 for v in q.max(axis=0))
-        crop = image[max(y0, 0) : min(y1, h), max(x0, 0) : min(x1, w)]
-        if crop.size == 0:
+        crop0 = image[max(y0, 0) : min(y1, h), max(x0, 0) : min(x1, w)]
+        if crop0.size == 0:
             return []
-        crop = cv2.copyMakeBorder(
-            crop,
-            max(-y0, 0),
-            max(y1 - h, 0),
-            max(-x0, 0),
-            max(x1 - w, 0),
-            cv2.BORDER_CONSTANT,
-            value=pad_colour,
-        )
         off = np.array([x0, y0], np.float64)
-        fit = refine_quad(crop, q - off, reach=reach)
-        if fit is None and reach > 5.0:
-            # As in `_refine`: the inner edge of a light rim may rival the card's edge; look closer.
-            fit = refine_quad(crop, q - off, reach=0.55 * reach)
+        for pad_colour in pads:
+            crop = cv2.copyMakeBorder(
+                crop0,
+                max(-y0, 0),
+                max(y1 - h, 0),
+                max(-x0, 0),
+                max(x1 - w, 0),
+                cv2.BORDER_CONSTANT,
+                value=pad_colour,
+            )
+            fit = refine_quad(crop, q - off, reach=reach)
+            if fit is None and reach > 5.0:
+                # As in `_refine`: the inner edge of a light rim may rival the card's edge; look closer.
+                fit = refine_quad(crop, q - off, reach=0.55 * reach)
+            if fit is None:
+                break
+            c = fit.corners + off
+            if _convex(c) and abs(c[i, axis] - lim) <= 1.5 and abs(c[i1, axis] - lim) <= 1.5:
+                break
         if fit is None:
-            return []
-        c = fit.corners + off
+            if not grow:
+                return []
+            # The clearest outline may be a printed frame inside a light border whose edge on a
+            # light table is faint, too far out for this search: look a border's width further.
+            m = s.border_mm / float(np.mean(self.table.mm_per_px(q)))
+            return self._fit_cut_around(image, q, i, axis, lim, m, table, corner_in_view, seek_far=True)
         if not _convex(c) or abs(c[i, axis] - lim) > 1.5 or abs(c[i1, axis] - lim) > 1.5:
             return []  # the cut side is not the frame's edge: not a card running off the frame
         # The pad beyond every edge of the frame makes each a clean straight edge: a side fitted
@@ -994,25 +1012,7 @@ class CardDetector:
                 # The inner frame of a printed border: move the three seen sides out by the
                 # border and fit again, the cut side staying on the frame's edge.
                 m = (full - width) / 2 / float(np.mean(self.table.mm_per_px(c)))
-                bigger = _offset_quad(c, m)
-                if bigger is None:
-                    return []
-                for k0, k1 in ((i, i3), (i1, i2)):  # back onto the frame's edge along the side
-                    d = bigger[k0] - bigger[k1]
-                    if abs(d[axis]) < 1e-6:
-                        return []
-                    bigger[k0] = bigger[k1] + d * (lim - bigger[k1, axis]) / d[axis]
-                return self._fit_cut(
-                    image,
-                    bigger,
-                    i,
-                    axis,
-                    lim,
-                    reach=max(0.35 * m, 2.5),
-                    table=table,
-                    grow=False,
-                    corner_in_view=corner_in_view,
-                )
+                return self._fit_cut_around(image, c, i, axis, lim, m, table, corner_in_view, seek_far=True)
             return []
         # Only one of the card's sizes is measured: each seen side must be a card's own edge, with
         # the table just outside it (not a printed frame, whose outside is the card's border, nor
@@ -1024,8 +1024,31 @@ class CardDetector:
         # frame or the gap between cards has the wrong thing outside on all of them. The far side
         # places the card along its length: it must be the card's edge.
         off = dout > 30.0 + 0.2 * din
+        if off[1] and not off[0] and not off[2] and seek_far:
+            # The card's far edge is then the outermost edge with the table outside, within three
+            # borders' widths (a title band).
+            m = s.border_mm / float(np.mean(self.table.mm_per_px(c)))
+            got = []
+            for k in range(1, 7):
+                margin = np.where(np.arange(4) == i2, 0.5 * k * m, 0.0)
+                got += self._fit_cut_around(
+                    image, c, i, axis, lim, margin, table, corner_in_view, reach=0.35 * m
+                )
+            return sorted(got, key=lambda g: -abs(float(g.corners_px[:, axis].mean()) - lim))[:1]
         if off[1] or off.sum() > 1:
             return []
+        # The two corners in view are the card's: past each along the far side lies the table (a
+        # printed frame's corner has the rest of the card there, the far edge running on).
+        past = 2.0 * s.border_mm / float(np.mean(self.table.mm_per_px(c)))
+        for k, other in ((i2, i3), (i3, i2)):
+            d = (c[k] - c[other]) / max(float(np.linalg.norm(c[k] - c[other])), 1e-9)
+            room = min(
+                (((w - 1.0 if d[x] > 0 else 0.0) - c[k, x]) / d[x] for x in (0, 1) if abs(d[x]) > 1e-9),
+                default=past,
+            )
+            end = c[k] + max(min(past, room), 0.0) * d
+            if not self._ends_at(image, c[k], end, c.mean(axis=0), inside[i2], table):
+                return []
         new = c.copy()
         sig = fit.sigma_px.copy()
         for real, hid in ((i2, i1), (i3, i)):
@@ -1049,6 +1072,44 @@ class CardDetector:
         if inter < 0.5 * abs(_poly_area(new)):
             return []  # mostly out of view: too little seen to place it
         return self._completed(new, sig, fit, sup, resid)
+
+    def _fit_cut_around(
+        self,
+        image: np.ndarray,
+        c: np.ndarray,
+        i: int,
+        axis: int,
+        lim: float,
+        m: float | np.ndarray,
+        table: np.ndarray,
+        corner_in_view: bool,
+        seek_far: bool = False,
+        reach: float | None = None,
+    ) -> list[CardCandidate]:
+        """`_fit_cut` once more, without growing, around the quad c (px, side i on the frame's
+        edge) with its three seen sides moved out by m px (side k by m[k]): the card around a
+        printed frame."""
+        bigger = _offset_quad(c, m)
+        if bigger is None:
+            return []
+        i1, i2, i3 = (i + 1) % 4, (i + 2) % 4, (i + 3) % 4
+        for k0, k1 in ((i, i3), (i1, i2)):  # back onto the frame's edge along the side
+            d = bigger[k0] - bigger[k1]
+            if abs(d[axis]) < 1e-6:
+                return []
+            bigger[k0] = bigger[k1] + d * (lim - bigger[k1, axis]) / d[axis]
+        return self._fit_cut(
+            image,
+            bigger,
+            i,
+            axis,
+            lim,
+            reach=max(0.35 * float(np.max(m)), 2.5) if reach is None else reach,
+            table=table,
+            grow=False,
+            corner_in_view=corner_in_view,
+            seek_far=seek_far,
+        )
 
     def _ends_at(
         self,
@@ -1423,6 +1484,15 @@ def _beyond_pentagon(cnt: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | No
         t = np.linalg.solve(m, e1 - e2)
         return np.array([a, b, c, e2 + t[0] * d1])
     return None
+
+
+def _unlike(colours: np.ndarray) -> np.ndarray:
+    """Of the pure colours (corners of the colour cube), the one farthest from nearly all of
+    `colours` (n x channels)."""
+    nc = colours.shape[1]
+    palette = np.array(np.meshgrid(*[[0.0, 255.0]] * nc, indexing="ij")).reshape(nc, -1).T
+    dist = np.linalg.norm(colours[None] - palette[:, None], axis=2)
+    return palette[int(np.argmax(np.percentile(dist, 10, axis=1)))]
 
 
 def _at_frame_edge(cnt: np.ndarray, shape: tuple[int, ...]) -> bool:
