@@ -125,3 +125,14 @@ def test_card_cut_by_the_frame_around_its_printed_frame(preset, seed, card_id, h
     for d in found:
         iou = _iou(tp, TABLE.to_mm(d))
         assert iou < 0.05 or iou > 0.9
+
+
+def test_a_rough_quad_whose_sides_meet_far_out_of_view_is_no_card():
+    # Two nearly parallel outline sides from the frame's edge meet thousands of px away: fitting
+    # that as a cut card sampled past OpenCV's remap limit and stopped the demo (sample frames 5, 15).
+    cv2.setNumThreads(1)
+    image = Renderer(CAM, PRESETS["wood"]).render(random_scene(2000009), 2000009).image
+    h = image.shape[0]
+    q = np.array([[900.0, -40000.0], [1000.0, -40000.0], [1300.0, h - 0.5], [600.0, h - 0.5]])
+    table = np.median(image[:40].reshape(-1, 3), axis=0)
+    assert CardDetector(table=TABLE)._fit_cut(image, q, 2, 1, h - 0.5, reach=5.0, table=table) == []

@@ -909,6 +909,9 @@ class CardDetector:
         q = q.copy()
         i1, i2, i3 = (i + 1) % 4, (i + 2) % 4, (i + 3) % 4
         q[i, axis] = q[i1, axis] = lim
+        seen = np.clip(q, 0, [w - 1, h - 1])
+        if _side_lengths(q)[1] > 2.0 * max(s.card_size_mm) / float(np.mean(self.table.mm_per_px(seen))):
+            return []  # nearly parallel sides meeting far out of view: no card's outline
         # The card's colours along the frame's edge, and a pad colour unlike them: first unlike the
         # middle of the cut; when that leaves no straight edge on the frame's edge, unlike every
         # colour there (a card cut across its light border and its dark art shows both).
