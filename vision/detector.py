@@ -328,12 +328,7 @@ class CardDetector:
         split = self._split_touching(image, blobs, scale, cards)
         if split:
             cards = self._select(cards + split, image)
-        under = self._partly_covered(image, small.shape[:2], blobs + unions, scale, cards)
-        if self.table is None:
-            # Without a size in mm to check, a card guessed from a blob must show a clean outline.
-            under = [c for c in under if c.score >= 0.8]
-        if under:
-            cards = self._select(cards + under, image)
+        cards = self._with_partly_covered(image, small.shape[:2], blobs + unions, scale, cards)
         framed = self._around_frames(image, frames, scale, cards)
         if framed:
             cards = self._select(cards + framed, image)
@@ -344,11 +339,7 @@ class CardDetector:
                 if any(c is f for f in framed)
             ]
             merged = [b for i, b in enumerate(blobs + unions) if any(i in n for n in near)]
-            under = self._partly_covered(image, small.shape[:2], merged, scale, cards)
-            if self.table is None:
-                under = [c for c in under if c.score >= 0.8]
-            if under:
-                cards = self._select(cards + under, image)
+            cards = self._with_partly_covered(image, small.shape[:2], merged, scale, cards)
         if self.table is not None:
             cut = self._cut_by_frame(image, [q for g in groups for q in g] + cut_quads, scale, cards)
             if cut:
@@ -755,6 +746,21 @@ class CardDetector:
                 )
             )
         return out
+
+    def _with_partly_covered(
+        self,
+        image: np.ndarray,
+        shape: tuple[int, int],
+        blobs: list[np.ndarray],
+        scale: float,
+        cards: list[CardCandidate],
+    ) -> list[CardCandidate]:
+        """`cards` with the cards partly covered in `blobs` (`_partly_covered`) selected in."""
+        under = self._partly_covered(image, shape, blobs, scale, cards)
+        if self.table is None:
+            # Without a size in mm to check, a card guessed from a blob must show a clean outline.
+            under = [c for c in under if c.score >= 0.8]
+        return self._select(cards + under, image) if under else cards
 
     def _partly_covered(
         self,
