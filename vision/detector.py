@@ -411,10 +411,18 @@ class CardDetector:
             fit = refine_quad(image, q, reach=reach, passes=passes)
         if fit is None:
             return []
+        support = _seen_support(fit, image.shape)
+        while reach > 5.0 and (min(support) < s.min_support or np.mean(support) < s.mean_support):
+            # A side poorly supported at a wide search may have strayed to a rival line along
+            # part of its length (a printed name beside an art box's edge): closer, it may not.
+            closer = refine_quad(image, q, reach=reach * 0.55, passes=passes)
+            if closer is None:
+                break
+            reach *= 0.55
+            fit, support = closer, _seen_support(closer, image.shape)
         c = fit.corners
         if not _convex(c):
             return []
-        support = _seen_support(fit, image.shape)
         # A faint side (a white card's edge on a white table) is accepted only when the card's
         # size in mm, measured between it and its opposite side, vouches for it.
         weak = min(support) < s.min_support or np.mean(support) < s.mean_support
