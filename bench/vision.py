@@ -124,6 +124,14 @@ def score_frame(truth: dict, cards_px: list[np.ndarray], table: TableMap, readin
             match[ti] = bi
     t.matched = len(match)
     t.det_matched = len(match)
+    # A card less than half in view need not be found; found where it truly lies, it is no
+    # false card either.
+    hidden = [np.array(c["corners_mm"]) for c in truth["cards"] if c["visible_fraction"] < 0.5]
+    t.det -= sum(
+        1
+        for di, dm in enumerate(det_mm)
+        if di not in match.values() and any(_iou(hm, dm) >= 0.9 for hm in hidden)
+    )
     for ti, di in match.items():
         tc = tcards[ti]
         tp, tm = np.array(tc["corners_px"]), np.array(tc["corners_mm"])
