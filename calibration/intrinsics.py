@@ -3,7 +3,9 @@ errors, outlier views dropped, and which parts of the image still lack corners."
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import cv2
 import numpy as np
@@ -118,8 +120,8 @@ def calibrate_intrinsics(
         ]
         img = [views[i].corners_px.astype(np.float32).reshape(-1, 1, 2) for i in used]
         criteria = (cv2.TERM_CRITERIA_COUNT + cv2.TERM_CRITERIA_EPS, 100, 1e-10)
-        rms, k, d, _r, _t, _si, _se, errs = cv2.calibrateCameraExtended(
-            obj, img, size, None, None, flags=flags, criteria=criteria
+        rms, k, d, _r, _t, _si, _se, errs = _one_thread(
+            cv2.calibrateCameraExtended, obj, img, size, None, None, flags=flags, criteria=criteria
         )
         errs = np.asarray(errs, dtype=float).ravel()
         limit = max(outlier_factor * float(np.median(errs)), outlier_floor_px)
@@ -147,3 +149,16 @@ def calibrate_intrinsics(
         coverage=coverage([views[i] for i in used], size),
         image_size=size,
     )
+
+
+def _one_thread(solve: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """`solve` run on one OpenCV thread: the solver's parallel sums add up in another order on
+    every run, and a lens that differs in the 10th digit can flip a borderline vision case, so
+    the same photos would not always give the same game. Calibrating is rare; speed does not
+    matter here."""
+    threads = cv2.getNumThreads()
+    cv2.setNumThreads(1)
+    try:
+        return solve(*args, **kwargs)
+    finally:
+        cv2.setNumThreads(threads)
