@@ -40,6 +40,9 @@ MIN_SATURATION = 150
 # a disc or a standee seen from above shows a few %) and least solidity (a disc, a figure on its
 # base: compact, unlike a crescent of a paled printed ring); it must show that it stands up.
 PALE_SATURATION, PALE_MAX_AREA, PALE_SOLIDITY = 100, 0.15, 0.8
+# Washed out further still, on known art only (where the art tells what is print): its least
+# saturation. Light cannot make a colour the art does not print there (`_printed_share`).
+WASHED_SATURATION = 60
 MIN_VALUE = 90
 MAX_HUE_DIST = 12  # OpenCV hue units (0..180)
 MIN_CONTRAST = 30.0  # Lab distance between a pawn and its surroundings
@@ -77,6 +80,10 @@ BASE_SIZE, BASE_FILL, BASE_TOL = (0.6, 1.7), 0.55, 25.0
 MAX_LINE_CANDIDATES = 12
 # Blobs of a colour looked at after a likeliest on known art that does not show it stands up.
 MAX_RIVALS = 3
+# On known art a blob near which (within PRINT_REACH x a card's side: the corners of a card cut
+# by the frame are a few pixels out) the art prints its colour over at least this share of the
+# blob's area must show that it stands up (`_printed_share`).
+PRINTED_SHARE, PRINT_REACH = 0.5, 0.04
 
 
 _SHRUNK_ART: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}  # (art, shrunk)
@@ -230,18 +237,27 @@ def find_pawns(
         # patches: not looked at there.
         # Regions are where the pale pixels are (vivid print was looked at already), not its
         # thin pale rims.
+        # Washed out further still, a pawn is looked for on known art alone (see `_blob`).
         pale_only = cv2.bitwise_and(on_cards, cv2.compare(cls, 0, cv2.CMP_EQ))
-        pale_cls = cv2.bitwise_and(_classes(small, hue_table, PALE_SATURATION), pale_only)
-        solid = cv2.morphologyEx(cv2.compare(pale_cls, 0, cv2.CMP_GT), cv2.MORPH_OPEN, _OPEN)
-        pale_cls = cv2.bitwise_and(pale_cls, solid)
-        # The probe copy's marks of what the art explains are shared (`replace` keeps them).
-        pale, pale_probe = (
-            dataclasses.replace(
-                fr, min_saturation=PALE_SATURATION, strict=True, max_area=PALE_MAX_AREA * card_area / (k * k)
+        for saturation in (PALE_SATURATION, WASHED_SATURATION):
+            if not missing:
+                break
+            pale_cls = cv2.bitwise_and(_classes(small, hue_table, saturation), pale_only)
+            solid = cv2.morphologyEx(cv2.compare(pale_cls, 0, cv2.CMP_GT), cv2.MORPH_OPEN, _OPEN)
+            pale_cls = cv2.bitwise_and(pale_cls, solid)
+            # The probe copy's marks of what the art explains are shared (`replace` keeps them).
+            pale, pale_probe = (
+                dataclasses.replace(
+                    fr,
+                    min_saturation=saturation,
+                    strict=True,
+                    max_area=PALE_MAX_AREA * card_area / (k * k),
+                )
+                for fr, k in ((full, 1), (probe, g))
             )
-            for fr, k in ((full, 1), (probe, g))
-        )
-        out += _search(pale, pale_probe if lv else pale, pale_cls, g, missing, hues, kept)
+            out += _search(pale, pale_probe if lv else pale, pale_cls, g, missing, hues, kept)
+            seen = {s.color for s in out}
+            missing = [k for k in missing if names[k - 1] not in seen]
     # A standee right below the camera shows only its edge: a thin line on its base.
     seen = {s.color for s in out}
     missing = [k for k in range(1, len(names) + 1) if names[k - 1] not in seen]
@@ -478,6 +494,30 @@ def _confirmed(fr: _Frame, b: _Blob) -> _Blob | None:
     return None
 
 
+def _printed_share(fr: _Frame, i: int, k: int, blob: tuple[int, int, int, int], own: np.ndarray) -> float:
+    """How much of colour k card i's known art prints within PRINT_REACH x a card's side of a
+    blob (`own`, in the box `blob` = x y w h of the full frame), as a share of the blob's pixels:
+    whether that print, a little out of place, could be the blob (thin printed lines near a
+    pawn could not). The art's own colours: print is saturated there."""
+    art = fr.art(i)
+    if art is None:
+        return 0.0
+    x, y, w, h = blob
+    r = max(2, int(round(PRINT_REACH * np.sqrt(fr.min_area / MIN_AREA))))
+    size = (w + 2 * r, h + 2 * r)
+    warped = _warp_art(art[1], np.asarray(art[0], np.float32) - (x - r, y - r), size, nearest=True)
+    inside = np.zeros((size[1], size[0]), np.uint8)
+    cv2.fillPoly(inside, [np.round((fr.cards[i] - (x - r, y - r)) * 16).astype(np.int32)], 255, shift=4)
+    saturation = min(fr.min_saturation, PALE_SATURATION)
+    printed = cv2.bitwise_and(cv2.compare(_classes(warped, fr.hue_table, saturation), k, cv2.CMP_EQ), inside)
+    if not cv2.countNonZero(printed):
+        return 0.0
+    blob_near = np.zeros_like(printed)
+    blob_near[r : r + h, r : r + w][own] = 255
+    blob_near = cv2.dilate(blob_near, _disc(r))
+    return cv2.countNonZero(cv2.bitwise_and(printed, blob_near)) / max(int(np.count_nonzero(own)), 1)
+
+
 def _art_of(arts: Sequence[CardArt | None] | None, i: int) -> CardArt | None:
     return arts[i] if arts is not None and i < len(arts) else None
 
@@ -563,7 +603,7 @@ class _Frame:
     nadir_px: tuple[float, float] | None
     probe: bool = False  # a shrunk copy (a pixel of misalignment is averaged away there)
     min_saturation: int = MIN_SATURATION  # of a pawn's pixels
-    strict: bool = False  # every pawn must show that it stands up (`_stands_up`), known art or not
+    strict: bool = False  # a paler pass: blobs judged whole, and must stand up unless on known art
     explained: np.ndarray | None = None  # 255 where the known art explains the colour
     _explained_cards: dict[int, bool] = field(default_factory=dict)
     _on_card: np.ndarray | None = None
@@ -846,6 +886,8 @@ def _blob(fr: _Frame, roi, box, m, own, k, x, y, w, h, area, probe) -> list[_Blo
     solidity, ring_bgr = info
     if fr.strict and (on is None or (not probe and solidity < PALE_SOLIDITY)):
         return []  # a pale pass looks on the cards only, for compact blobs (see find_pawns)
+    if fr.min_saturation < PALE_SATURATION and not known:
+        return []  # washed out this far, only known art tells a pawn from print
     if on is None and not _like_table(fr, foot, ring_bgr):
         return []  # off the known cards yet not on the table: print of an unseen card
     stands: bool | Callable[[], bool] = False
@@ -859,9 +901,15 @@ def _blob(fr: _Frame, roi, box, m, own, k, x, y, w, h, area, probe) -> list[_Blo
             return _stands_up(roi, own, x, y, w, h, away, card)
 
         stands = upright
-        if fr.strict or not known:
+        # Light (a gain, glare's white wash, a sensor's clipping) pales a colour and shifts it
+        # a little, but cannot make a colour where the art prints none: on known art a blob
+        # where the art prints its colour (a pixel or two out: a cut card's corners are less
+        # sure) may be that print, misplaced or paled, and must show that it stands up; one
+        # where the art prints none of it is no print, however pale.
+        must_stand = not known or _printed_share(fr, on, k, (x + x0, y + y0, w, h), own) >= PRINTED_SHARE
+        if must_stand:
             if not upright():
-                return []  # on a card whose art is not known: colour alone cannot tell it from print
+                return []  # colour alone cannot tell it from print
             stands = True
     # How much to trust it: on a card whose art is known (everything else there is explained)
     # most, then on the bare table, least on unknown art.
