@@ -8,7 +8,7 @@ import functools
 import cv2
 import numpy as np
 
-from vision.pawns import MIN_SATURATION, PALE_SATURATION
+from vision.pawns import MAX_HUE_DIST, MIN_SATURATION, PALE_SATURATION, PawnColors
 from vision.pipeline import FrameReader
 from vision.synthetic import PRESETS, Camera, CameraPose, Renderer, random_scene
 from vision.table import TableMap
@@ -72,3 +72,20 @@ def test_print_of_a_card_cut_by_the_frame_is_no_pawn():
     boots = next(c for c in truth["cards"] if c["name"] == "Rocket Boots")
     assert max(y for _, y in boots["corners_px"]) > CAM.height  # the cause: cut by the frame
     assert {p.color for p in reading.pawns} == {p["color"] for p in truth["pawns"]}
+
+
+def test_a_standee_whose_glare_clips_its_blue_is_on_its_card():
+    # A blue standee on a back under the glare: its lit face's blue channel clipped, it reads
+    # cyan (hue beyond MAX_HUE_DIST of the player's blue) and paler than the pale pass looks at;
+    # the back's blue print around it, lit unevenly, is explained by the light on the card.
+    image, truth, reading = _read("harsh", 2000051)
+    t = next(p for p in truth["pawns"] if p["color"] == "blue")
+    x, y = (int(v) for v in t["center_px"])
+    figure = image[y - 30 : y - 10, x - 14 : x + 6].reshape(-1, 3)  # above its foot
+    clipped = figure[:, 0] >= 250
+    hue = cv2.cvtColor(figure[None], cv2.COLOR_BGR2HSV)[0, :, 0].astype(int)
+    blue = PawnColors().hues()["blue"]
+    assert np.mean(clipped & (blue - hue > MAX_HUE_DIST)) > 0.2  # the cause
+    assert _on_cards(truth, reading) == {p["color"]: p["on_card"] for p in truth["pawns"]}
+    p = next(p for p in reading.pawns if p.color == "blue")
+    assert np.hypot(*(np.subtract(p.center_px, t["center_px"]))) < 25

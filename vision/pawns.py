@@ -44,6 +44,14 @@ PALE_SATURATION, PALE_MAX_AREA, PALE_SOLIDITY = 100, 0.15, 0.8
 # saturation. Light cannot make a colour the art does not print there (`_printed_share`).
 WASHED_SATURATION = 60
 MIN_VALUE = 90
+# The light on a card with known art (`_Light`): fitted robustly, first to the best LIT_START of
+# its pixels, then to those within LIT_TOL (BGR distance) of the fit, LIT_ROUNDS times; a channel
+# at least CLIPPED bright is clipped by the sensor (it says only "at least this").
+LIT_START, LIT_TOL, LIT_ROUNDS, CLIPPED = 0.6, 40.0, 4, 248
+# A pixel one of whose channels alone is clipped shows a hue shifted from its colour's, away from
+# that channel's primary (a bright blue's blue clips first, its green catches up: it reads cyan);
+# its colour's hue lies from the one seen toward the primary. OpenCV hues of B, G, R.
+PRIMARY_HUES = (120, 60, 0)
 MAX_HUE_DIST = 12  # OpenCV hue units (0..180)
 MIN_CONTRAST = 30.0  # Lab distance between a pawn and its surroundings
 # Blob size as a fraction of a card's area (a standee seen from above shows little of itself).
@@ -87,7 +95,6 @@ PRINTED_SHARE, PRINT_REACH = 0.5, 0.04
 
 
 _SHRUNK_ART: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}  # (art, shrunk)
-_ART_MEANS: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # id -> (art, mean BGR)
 _HUE_TABLES: dict[tuple, tuple[list[str], np.ndarray]] = {}
 
 
@@ -123,6 +130,33 @@ class PawnColors:
         table[180:] = 0
         _HUE_TABLES[key] = (names, table)
         return names, table
+
+    def clipped_hue_tables(self) -> np.ndarray:
+        """(3, 256): for a pixel whose channel c alone is clipped (B, G, R), table[c][hue] as
+        `hue_table`, the colour's hue taken anywhere from the one seen toward c's primary (the
+        nearest such colour), else within MAX_HUE_DIST of it."""
+        key = ("clipped",) + tuple(self.colors.items())
+        cached = _HUE_TABLES.get(key)
+        if cached is not None:
+            return cached[1]
+        names = list(self.colors)
+        hue_of = self.hues()
+        hues = np.array([hue_of[n] for n in names], np.float64).reshape(1, -1)
+        h = np.arange(256, dtype=np.float64).reshape(-1, 1)
+        tables = np.zeros((3, 256), np.uint8)
+        for c, primary in enumerate(PRIMARY_HUES):
+            # Signed hue steps (-90..90) from the seen hue to each colour and to the primary.
+            step = (hues - h + 90) % 180 - 90
+            to_primary = (primary - h + 90) % 180 - 90
+            on_way = (step * to_primary >= 0) & (np.abs(step) <= np.abs(to_primary))
+            d = np.where(on_way, np.abs(step), np.where(np.abs(step) <= MAX_HUE_DIST, np.abs(step), np.inf))
+            if names:
+                best = d.argmin(axis=1)
+                ok = np.isfinite(d[np.arange(256), best])
+                tables[c][ok] = best[ok] + 1
+            tables[c][180:] = 0
+        _HUE_TABLES[key] = (names, tables)
+        return tables
 
     @classmethod
     def learn(
@@ -199,7 +233,7 @@ def find_pawns(
     min_area = MIN_AREA * card_area
     max_area = MAX_AREA * card_area
     # The light on each card with known art, measured when first needed.
-    gains: list[np.ndarray | None] = [None] * len(cards)
+    lights: list[_Light | None] = [None] * len(cards)
     full = _Frame(
         image,
         small,
@@ -208,7 +242,7 @@ def find_pawns(
         cards,
         _card_boxes(cards),
         arts,
-        gains,
+        lights,
         names,
         hue_table,
         table_colours,
@@ -237,12 +271,17 @@ def find_pawns(
         # patches: not looked at there.
         # Regions are where the pale pixels are (vivid print was looked at already), not its
         # thin pale rims.
+        # Glare clips a bright colour's strongest channel, shifting its hue (`_classes`).
         # Washed out further still, a pawn is looked for on known art alone (see `_blob`).
         pale_only = cv2.bitwise_and(on_cards, cv2.compare(cls, 0, cv2.CMP_EQ))
+        clipped = colors.clipped_hue_tables()
         for saturation in (PALE_SATURATION, WASHED_SATURATION):
             if not missing:
                 break
-            pale_cls = cv2.bitwise_and(_classes(small, hue_table, saturation), pale_only)
+            # Blobs of a colour still missing were none confirmed: they stand for no pawn (a
+            # paler pass sees more of one that was too broken up to pass).
+            kept[:] = [b for b in kept if b.k not in missing]
+            pale_cls = cv2.bitwise_and(_classes(small, hue_table, saturation, clipped), pale_only)
             solid = cv2.morphologyEx(cv2.compare(pale_cls, 0, cv2.CMP_GT), cv2.MORPH_OPEN, _OPEN)
             pale_cls = cv2.bitwise_and(pale_cls, solid)
             # The probe copy's marks of what the art explains are shared (`replace` keeps them).
@@ -251,6 +290,7 @@ def find_pawns(
                     fr,
                     min_saturation=saturation,
                     strict=True,
+                    clipped_tables=clipped,
                     max_area=PALE_MAX_AREA * card_area / (k * k),
                 )
                 for fr, k in ((full, 1), (probe, g))
@@ -419,13 +459,11 @@ def _on_base(
         art = fr.art(i)
         if art is not None:
             # On known art the line must be what the art does not show (not print of its colour).
-            gain = fr.gains[i]
-            if gain is None:
-                gain = fr.gains[i] = _gain(fr.small, fr.cards[i], fr.f, art[1])
-            if gain is None:
+            light = fr.light(i)
+            if light is None:
                 return None
             warped = _warp_art(art[1], np.asarray(art[0], np.float32) - (x0, y0), (x1 - x0, y1 - y0))
-            printed = cv2.bitwise_and(_art_match(roi, warped, gain, erode=False), own)
+            printed = cv2.bitwise_and(_art_match(roi, warped, light, (x0, y0), fr.f, erode=False), own)
             if cv2.countNonZero(printed) > 0.5 * area:
                 return None
         return foot, area, i
@@ -522,42 +560,99 @@ def _art_of(arts: Sequence[CardArt | None] | None, i: int) -> CardArt | None:
     return arts[i] if arts is not None and i < len(arts) else None
 
 
-def _gain(small: np.ndarray, card: np.ndarray, f: int, art: np.ndarray) -> np.ndarray | None:
-    """Per-channel gain (frame / art) of the light on a card: its mean colour on the shrunk
-    frame against its art's, both a little inside the edge."""
-    sh, sw = small.shape[:2]
-    q = np.asarray(card, np.float32) / f
-    box = _box(q, sw, sh)
-    if box is None:
-        return None
-    x0, y0, x1, y1 = box
-    inside = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cv2.fillPoly(inside, [np.round((q - (x0, y0)) * 16).astype(np.int32)], 255, shift=4)
-    inside = cv2.erode(inside, _OPEN)
-    if not cv2.countNonZero(inside):
-        return None
-    seen = np.array(cv2.mean(small[y0:y1, x0:x1], inside)[:3])
-    return (seen + 1) / (_art_mean(art) + 1)
+@dataclass(frozen=True)
+class _Light:
+    """The light on a card: per channel, its art times a gain plus a wash smooth across the card
+    (quadratic in position: uneven light, a lamp's glare), clipped as the sensor clips. Positions
+    are in pixels of the frame's shrunk copy, from `centre`, in units of `scale`."""
+
+    coef: np.ndarray  # (3, 7) per channel B G R: the gain, then the wash's 1, u, v, uu, vv, uv
+    centre: tuple[float, float]
+    scale: float
+
+    def terms(self, origin: tuple[float, float], shape: tuple[int, int], f: float) -> list[np.ndarray]:
+        """The wash's terms for the pixels of an image shrunk `f` times to the shrunk copy, of
+        `shape` (h, w) from `origin` (x, y) on."""
+        h, w = shape
+        u = ((origin[0] + np.arange(w, dtype=np.float32) + 0.5) / f - 0.5 - self.centre[0]) / self.scale
+        v = ((origin[1] + np.arange(h, dtype=np.float32) + 0.5) / f - 0.5 - self.centre[1]) / self.scale
+        u, v = np.broadcast_arrays(u[None, :], v[:, None])
+        return [np.ones_like(u), u, v, u * u, v * v, u * v]
+
+    def predict(self, warped: np.ndarray, origin: tuple[float, float], f: float) -> np.ndarray:
+        """What the art `warped` (onto an image shrunk `f` times to the shrunk copy, its pixel 0 0
+        at `origin`) looks like under this light (float32 BGR)."""
+        terms = self.terms(origin, warped.shape[:2], f)
+        out = warped.astype(np.float32) * self.coef[:, 0].astype(np.float32)
+        for j, t in enumerate(terms):
+            out += t[..., None] * self.coef[:, j + 1].astype(np.float32)
+        return np.clip(out, 0.0, 255.0)
+
+    @classmethod
+    def fit(cls, small: np.ndarray, card: np.ndarray, upright: np.ndarray, art: np.ndarray) -> _Light | None:
+        """The light on a card (corners `card`, art's upright corners `upright`, both on the shrunk
+        copy `small`) from its pixels a little inside the edge; a pawn on it, or a glare's
+        clipped spot, is left out of the fit. None if too little of it is seen."""
+        sh, sw = small.shape[:2]
+        q = np.asarray(card, np.float32)
+        box = _box(q, sw, sh)
+        if box is None:
+            return None
+        x0, y0, x1, y1 = box
+        inside = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.fillPoly(inside, [np.round((q - (x0, y0)) * 16).astype(np.int32)], 255, shift=4)
+        inside = cv2.erode(inside, _OPEN)
+        seen = small[y0:y1, x0:x1]
+        use = (inside > 0) & (seen.max(axis=2) < CLIPPED)
+        n_terms = 7
+        if np.count_nonzero(use) < 4 * n_terms:
+            return None
+        warped = _warp_art(art, np.asarray(upright, np.float32) - (x0, y0), (x1 - x0, y1 - y0))
+        centre = (float(q[:, 0].mean()), float(q[:, 1].mean()))
+        scale = max(float(np.sqrt(abs(cv2.contourArea(q)))), 1.0)
+        light = cls(np.zeros((3, n_terms)), centre, scale)
+        terms = np.stack([t[use] for t in light.terms((x0, y0), seen.shape[:2], 1.0)], axis=1)
+        s, r = seen[use].astype(np.float64), warped[use].astype(np.float64)
+        fit = np.ones(len(s), bool)
+        coef = np.zeros((3, n_terms))
+        for i in range(LIT_ROUNDS):
+            if fit.sum() < 2 * n_terms:
+                return None
+            err = np.zeros(len(s))
+            for c in range(3):
+                a = np.column_stack([r[:, c], terms])
+                coef[c] = np.linalg.lstsq(a[fit], s[fit, c], rcond=None)[0]
+                if coef[c, 0] < 0:  # light adds no negative of the art: the gain is 0 at least
+                    coef[c] = 0.0
+                    coef[c, 1:] = np.linalg.lstsq(terms[fit], s[fit, c], rcond=None)[0]
+                err += (s[:, c] - np.clip(a @ coef[c], 0, 255)) ** 2
+            err = np.sqrt(err)
+            fit = err <= (np.quantile(err, LIT_START) if i == 0 else LIT_TOL)
+        return cls(coef, centre, scale)
 
 
-def _art_mean(art: np.ndarray) -> np.ndarray:
-    """Mean colour of an art image, 3 % in from its edges (cached)."""
-    cached = _ART_MEANS.get(id(art))
-    if cached is None or cached[0] is not art:
-        if len(_ART_MEANS) > 256:
-            _ART_MEANS.clear()
-        h, w = art.shape[:2]
-        my, mx = int(0.03 * h), int(0.03 * w)
-        cached = (art, np.array(cv2.mean(art[my : h - my, mx : w - mx])[:3]))
-        _ART_MEANS[id(art)] = cached
-    return cached[1]
-
-
-def _classes(image: np.ndarray, hue_table: np.ndarray, min_saturation: int = MIN_SATURATION) -> np.ndarray:
-    """Per pixel: 1 + the index of its player colour, 0 for none (too grey or too dark)."""
+def _classes(
+    image: np.ndarray,
+    hue_table: np.ndarray,
+    min_saturation: int = MIN_SATURATION,
+    clipped_tables: np.ndarray | None = None,
+) -> np.ndarray:
+    """Per pixel: 1 + the index of its player colour, 0 for none (too grey or too dark). With
+    `clipped_tables` (`PawnColors.clipped_hue_tables`), a pixel one of whose channels alone is
+    clipped is looked up in that channel's table."""
     hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
     vivid = cv2.inRange(hsv, (0, min_saturation, MIN_VALUE), (255, 255, 255))
-    return cv2.bitwise_and(cv2.LUT(cv2.extractChannel(hsv, 0), hue_table), vivid)
+    hue = cv2.extractChannel(hsv, 0)
+    out = cv2.LUT(hue, hue_table)
+    if clipped_tables is not None:
+        clipped = [cv2.compare(ch, CLIPPED, cv2.CMP_GE) for ch in cv2.split(image)]
+        for c in range(3):
+            alone = cv2.bitwise_and(
+                clipped[c], cv2.bitwise_not(cv2.bitwise_or(*(clipped[:c] + clipped[c + 1 :])))
+            )
+            if cv2.countNonZero(alone):
+                cv2.copyTo(cv2.LUT(hue, clipped_tables[c]), alone, out)
+    return cv2.bitwise_and(out, vivid)
 
 
 def _off_table(cls: np.ndarray, on_cards: np.ndarray, n: int) -> tuple[np.ndarray, set[int]]:
@@ -592,9 +687,9 @@ class _Frame:
     cards: list[np.ndarray]
     card_boxes: np.ndarray  # (n, 4) x0 y0 x1 y1 of each card, full resolution, inclusive
     arts: Sequence[CardArt | None] | None
-    # Per card: frame / art, per channel (the light on it), over the whole card (a pawn on it
-    # must not bias it); shared by the frame's copies, filled in when first needed.
-    gains: list[np.ndarray | None]
+    # Per card: the light on it (`_Light`), fitted over the whole card (a pawn on it left out);
+    # shared by the frame's copies, filled in when first needed.
+    lights: list[_Light | None]
     names: list[str]
     hue_table: np.ndarray
     table_colours: set[int]
@@ -604,6 +699,7 @@ class _Frame:
     probe: bool = False  # a shrunk copy (a pixel of misalignment is averaged away there)
     min_saturation: int = MIN_SATURATION  # of a pawn's pixels
     strict: bool = False  # a paler pass: blobs judged whole, and must stand up unless on known art
+    clipped_tables: np.ndarray | None = None  # hues of clipped pixels (`_classes`), in paler passes
     explained: np.ndarray | None = None  # 255 where the known art explains the colour
     _explained_cards: dict[int, bool] = field(default_factory=dict)
     _on_card: np.ndarray | None = None
@@ -626,6 +722,15 @@ class _Frame:
                 cv2.fillPoly(self._on_card, [np.round(c * 16).astype(np.int32)], 255, shift=4)
         return self._on_card[y0:y1, x0:x1]
 
+    def light(self, i: int) -> _Light | None:
+        """The light on card i (known art), fitted on the shrunk copy when first needed."""
+        art = self.art(i)
+        if self.lights[i] is None and art is not None:
+            self.lights[i] = _Light.fit(
+                self.small, self.cards[i] / self.f, np.asarray(art[0]) / self.f, art[1]
+            )
+        return self.lights[i]
+
     def explain(self, i: int, box: tuple[int, int, int, int]) -> bool:
         """Marks in `explained` the pixels of card i that its known art explains - on a shrunk
         copy the whole card, once; else only within `box`. Whether it could."""
@@ -647,18 +752,11 @@ class _Frame:
             roi = self.image[y0:y1, x0:x1]
             size = (x1 - x0, y1 - y0)
             warped = _warp_art(art[1], corners, size, nearest=self.probe)
-            if self.gains[i] is None:
-                if self.probe:  # the whole card is here
-                    core = cv2.erode(inside, _OPEN)
-                    if cv2.countNonZero(core):
-                        seen, printed = cv2.mean(roi, core)[:3], cv2.mean(warped, core)[:3]
-                        self.gains[i] = (np.array(seen) + 1) / (np.array(printed) + 1)
-                else:
-                    self.gains[i] = _gain(self.small, self.cards[i], self.f, art[1])
-            ok = self.gains[i] is not None
+            light = self.light(i)
+            ok = light is not None
         if ok:
             # A pixel of misalignment is not a pawn; on a shrunk copy it is averaged away already.
-            match = _art_match(roi, warped, self.gains[i], erode=not self.probe)
+            match = _art_match(roi, warped, light, (x0, y0), self.f, erode=not self.probe)
             ox, oy = (0, 0) if self.probe else box[:2]
             if self.explained is None:
                 size = (h, w) if self.probe else (box[3] - box[1], box[2] - box[0])
@@ -684,7 +782,7 @@ class _Frame:
             cards,
             _card_boxes(cards),
             arts,
-            self.gains,
+            self.lights,
             self.names,
             self.hue_table,
             self.table_colours,
@@ -694,6 +792,7 @@ class _Frame:
             probe=True,
             min_saturation=self.min_saturation,
             strict=self.strict,
+            clipped_tables=self.clipped_tables,
         )
 
 
@@ -721,7 +820,7 @@ def _blobs_in(fr: _Frame, box: tuple[int, int, int, int], present: list[int]) ->
     x0, y0, x1, y1 = box
     roi = image[y0:y1, x0:x1]
     rh, rw = roi.shape[:2]
-    cls = _classes(roi, fr.hue_table, fr.min_saturation)
+    cls = _classes(roi, fr.hue_table, fr.min_saturation, fr.clipped_tables)
     n_cls = len(names) + 1
     counts = cv2.calcHist([cls], [0], None, [n_cls], [0, n_cls]).ravel()
     # Fewer pixels of a colour than a pawn's least size (the closing below adds a few): none.
@@ -1055,12 +1154,18 @@ def _warp_art(
     return cv2.warpPerspective(art, m, size, flags=cv2.INTER_NEAREST if nearest else cv2.INTER_LINEAR)
 
 
-def _art_match(seen: np.ndarray, warped: np.ndarray, gain: np.ndarray, erode: bool = True) -> np.ndarray:
-    """255 where the colour of `seen` is the enrolled art's (`warped` onto it) under a per-channel
-    `gain` for the frame's light on the card, within ART_TOL (with `erode`, also where it is so
-    one pixel away)."""
-    g = tuple(float(v) for v in gain) + (0.0,)
-    d = cv2.absdiff(seen.astype(np.float32), cv2.multiply(warped.astype(np.float32), g))
+def _art_match(
+    seen: np.ndarray,
+    warped: np.ndarray,
+    light: _Light,
+    origin: tuple[float, float],
+    f: float,
+    erode: bool = True,
+) -> np.ndarray:
+    """255 where the colour of `seen` is the enrolled art's (`warped` onto it; its pixel 0 0 at
+    `origin` of an image shrunk `f` times to the frame's shrunk copy) under the `light` on the
+    card, within ART_TOL (with `erode`, also where it is so one pixel away)."""
+    d = cv2.absdiff(seen.astype(np.float32), light.predict(warped, origin, f))
     d2 = cv2.transform(cv2.multiply(d, d), _SUM_BGR)
     if erode:
         d2 = cv2.erode(d2, _OPEN)
