@@ -44,10 +44,11 @@ PALE_SATURATION, PALE_MAX_AREA, PALE_SOLIDITY = 100, 0.15, 0.8
 # saturation. Light cannot make a colour the art does not print there (`_printed_share`).
 WASHED_SATURATION = 60
 MIN_VALUE = 90
-# The light on a card with known art (`_Light`): fitted robustly, first to the best LIT_START of
-# its pixels, then to those within LIT_TOL (BGR distance) of the fit, LIT_ROUNDS times; a channel
+# The light on a card with known art (`_Light`): fitted robustly (to at most LIT_PIXELS of its
+# pixels on the shrunk copy), first to the best LIT_START of them, then to those within LIT_TOL (BGR distance) of the fit, LIT_ROUNDS times; a channel
 # at least CLIPPED bright is clipped by the sensor (it says only "at least this").
 LIT_START, LIT_TOL, LIT_ROUNDS, CLIPPED = 0.6, 40.0, 4, 248
+LIT_PIXELS = 600
 # A pixel one of whose channels alone is clipped shows a hue shifted from its colour's, away from
 # that channel's primary (a bright blue's blue clips first, its green catches up: it reads cyan);
 # its colour's hue lies from the one seen toward the primary. OpenCV hues of B, G, R.
@@ -570,29 +571,36 @@ class _Light:
     centre: tuple[float, float]
     scale: float
 
-    def terms(self, origin: tuple[float, float], shape: tuple[int, int], f: float) -> list[np.ndarray]:
-        """The wash's terms for the pixels of an image shrunk `f` times to the shrunk copy, of
-        `shape` (h, w) from `origin` (x, y) on."""
+    def axes(
+        self, origin: tuple[float, float], shape: tuple[int, int], f: float
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(u, v): positions along x of the columns, along y of the rows, of an image shrunk `f`
+        times to the shrunk copy, of `shape` (h, w) from `origin` (x, y) on."""
         h, w = shape
         u = ((origin[0] + np.arange(w, dtype=np.float32) + 0.5) / f - 0.5 - self.centre[0]) / self.scale
         v = ((origin[1] + np.arange(h, dtype=np.float32) + 0.5) / f - 0.5 - self.centre[1]) / self.scale
-        u, v = np.broadcast_arrays(u[None, :], v[:, None])
-        return [np.ones_like(u), u, v, u * u, v * v, u * v]
+        return u, v
 
     def predict(self, warped: np.ndarray, origin: tuple[float, float], f: float) -> np.ndarray:
         """What the art `warped` (onto an image shrunk `f` times to the shrunk copy, its pixel 0 0
         at `origin`) looks like under this light (float32 BGR)."""
-        terms = self.terms(origin, warped.shape[:2], f)
-        out = warped.astype(np.float32) * self.coef[:, 0].astype(np.float32)
-        for j, t in enumerate(terms):
-            out += t[..., None] * self.coef[:, j + 1].astype(np.float32)
+        u, v = self.axes(origin, warped.shape[:2], f)
+        c = self.coef.astype(np.float32)
+        # The wash is a sum of a part along x, a part along y and one of both (u v).
+        along_u = c[:, 1] + u[:, None] * c[:, 2] + (u * u)[:, None] * c[:, 4]  # (w, 3)
+        along_v = v[:, None] * c[:, 3] + (v * v)[:, None] * c[:, 5]  # (h, 3)
+        out = cv2.multiply(warped.astype(np.float32), tuple(float(g) for g in c[:, 0]) + (0.0,))
+        out += along_u[None]
+        out += along_v[:, None]
+        out += np.outer(v, u)[..., None] * c[:, 6]
         return np.clip(out, 0.0, 255.0)
 
     @classmethod
     def fit(cls, small: np.ndarray, card: np.ndarray, upright: np.ndarray, art: np.ndarray) -> _Light | None:
         """The light on a card (corners `card`, art's upright corners `upright`, both on the shrunk
-        copy `small`) from its pixels a little inside the edge; a pawn on it, or a glare's
-        clipped spot, is left out of the fit. None if too little of it is seen."""
+        copy `small`) from its pixels a little inside the edge (at most LIT_PIXELS of them,
+        evenly spread); a pawn on it, or a glare's clipped spot, is left out of the fit. None if
+        too little of it is seen."""
         sh, sw = small.shape[:2]
         q = np.asarray(card, np.float32)
         box = _box(q, sw, sh)
@@ -603,32 +611,50 @@ class _Light:
         cv2.fillPoly(inside, [np.round((q - (x0, y0)) * 16).astype(np.int32)], 255, shift=4)
         inside = cv2.erode(inside, _OPEN)
         seen = small[y0:y1, x0:x1]
-        use = (inside > 0) & (seen.max(axis=2) < CLIPPED)
+        at = np.flatnonzero((inside > 0) & (seen.max(axis=2) < CLIPPED))
         n_terms = 7
-        if np.count_nonzero(use) < 4 * n_terms:
+        if len(at) < 4 * n_terms:
             return None
+        at = at[:: -(-len(at) // LIT_PIXELS)]
         warped = _warp_art(art, np.asarray(upright, np.float32) - (x0, y0), (x1 - x0, y1 - y0))
         centre = (float(q[:, 0].mean()), float(q[:, 1].mean()))
         scale = max(float(np.sqrt(abs(cv2.contourArea(q)))), 1.0)
-        light = cls(np.zeros((3, n_terms)), centre, scale)
-        terms = np.stack([t[use] for t in light.terms((x0, y0), seen.shape[:2], 1.0)], axis=1)
-        s, r = seen[use].astype(np.float64), warped[use].astype(np.float64)
+        u, v = cls(np.zeros((3, n_terms)), centre, scale).axes((x0, y0), seen.shape[:2], 1.0)
+        u, v = u[at % (x1 - x0)].astype(np.float64), v[at // (x1 - x0)].astype(np.float64)
+        s = seen.reshape(-1, 3)[at].astype(np.float64)
+        # One design for the three channels: the art's B G R, then the wash's terms; channel c
+        # uses the art's c and the terms (7 of the 9 columns).
+        d = np.stack(
+            [*warped.reshape(-1, 3)[at].astype(np.float64).T, np.ones_like(u), u, v, u * u, v * v, u * v], 1
+        )
+        ridge = 1e-6 * np.eye(n_terms)
         fit = np.ones(len(s), bool)
         coef = np.zeros((3, n_terms))
         for i in range(LIT_ROUNDS):
             if fit.sum() < 2 * n_terms:
                 return None
-            err = np.zeros(len(s))
-            for c in range(3):
-                a = np.column_stack([r[:, c], terms])
-                coef[c] = np.linalg.lstsq(a[fit], s[fit, c], rcond=None)[0]
-                if coef[c, 0] < 0:  # light adds no negative of the art: the gain is 0 at least
-                    coef[c] = 0.0
-                    coef[c, 1:] = np.linalg.lstsq(terms[fit], s[fit, c], rcond=None)[0]
-                err += (s[:, c] - np.clip(a @ coef[c], 0, 255)) ** 2
-            err = np.sqrt(err)
-            fit = err <= (np.quantile(err, LIT_START) if i == 0 else LIT_TOL)
+            df = d[fit]
+            normal, rhs = df.T @ df, df.T @ s[fit]
+            scale_n = np.trace(normal) / len(normal) + 1.0
+            coef = np.linalg.solve(
+                normal[_LIT_COLS[:, :, None], _LIT_COLS[:, None, :]] + ridge * scale_n,
+                rhs[_LIT_COLS, np.arange(3)[:, None]][..., None],
+            )[..., 0]
+            for c in np.flatnonzero(coef[:, 0] < 0):  # light adds no negative of the art
+                coef[c] = 0.0
+                coef[c, 1:] = np.linalg.solve(normal[3:, 3:] + ridge[1:, 1:] * scale_n, rhs[3:, c])
+            pred = d[:, :3] * coef[:, 0] + d[:, 3:] @ coef[:, 1:].T
+            err = np.sqrt(((s - np.clip(pred, 0, 255)) ** 2).sum(axis=1))
+            if i == 0:
+                k = int(LIT_START * (len(err) - 1))
+                fit = err <= np.partition(err, k)[k]
+            else:
+                fit = err <= LIT_TOL
         return cls(coef, centre, scale)
+
+
+# The columns of `_Light.fit`'s design each channel uses: the art's own channel, the wash's terms.
+_LIT_COLS = np.array([[c, 3, 4, 5, 6, 7, 8] for c in range(3)])
 
 
 def _classes(
