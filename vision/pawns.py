@@ -89,10 +89,10 @@ BASE_SIZE, BASE_FILL, BASE_TOL = (0.6, 1.7), 0.55, 25.0
 MAX_LINE_CANDIDATES = 12
 # Blobs of a colour looked at after a likeliest on known art that does not show it stands up.
 MAX_RIVALS = 3
-# On known art a blob near which (within PRINT_REACH x a card's side: the corners of a card cut
-# by the frame are a few pixels out) the art prints its colour over at least this share of the
-# blob's area must show that it stands up (`_printed_share`).
-PRINTED_SHARE, PRINT_REACH = 0.5, 0.04
+# On known art a blob at least this share of which the art's print of its colour covers, moved
+# by up to PRINT_REACH x a card's side (the corners of a card cut by the frame are a few pixels
+# out), must show that it stands up (`_printed_share`).
+PRINTED_SHARE, PRINT_REACH = 0.7, 0.04
 
 
 _SHRUNK_ART: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}  # (art, shrunk)
@@ -534,10 +534,10 @@ def _confirmed(fr: _Frame, b: _Blob) -> _Blob | None:
 
 
 def _printed_share(fr: _Frame, i: int, k: int, blob: tuple[int, int, int, int], own: np.ndarray) -> float:
-    """How much of colour k card i's known art prints within PRINT_REACH x a card's side of a
-    blob (`own`, in the box `blob` = x y w h of the full frame), as a share of the blob's pixels:
-    whether that print, a little out of place, could be the blob (thin printed lines near a
-    pawn could not). The art's own colours: print is saturated there."""
+    """Whether card i's known art's print of colour k, a little out of place (moved by up to
+    PRINT_REACH x a card's side), could be a blob (`own`, in the box `blob` = x y w h of the full
+    frame): the greatest share of the blob's pixels it covers so moved (thin printed lines near
+    or under a pawn cover little of it). The art's own colours: print is saturated there."""
     art = fr.art(i)
     if art is None:
         return 0.0
@@ -546,15 +546,15 @@ def _printed_share(fr: _Frame, i: int, k: int, blob: tuple[int, int, int, int], 
     size = (w + 2 * r, h + 2 * r)
     warped = _warp_art(art[1], np.asarray(art[0], np.float32) - (x - r, y - r), size, nearest=True)
     inside = np.zeros((size[1], size[0]), np.uint8)
-    cv2.fillPoly(inside, [np.round((fr.cards[i] - (x - r, y - r)) * 16).astype(np.int32)], 255, shift=4)
+    cv2.fillPoly(inside, [np.round((fr.cards[i] - (x - r, y - r)) * 16).astype(np.int32)], 1, shift=4)
     saturation = min(fr.min_saturation, PALE_SATURATION)
-    printed = cv2.bitwise_and(cv2.compare(_classes(warped, fr.hue_table, saturation), k, cv2.CMP_EQ), inside)
+    printed = cv2.compare(_classes(warped, fr.hue_table, saturation), k, cv2.CMP_EQ)
+    printed = cv2.bitwise_and(printed, printed, mask=inside)
     if not cv2.countNonZero(printed):
         return 0.0
-    blob_near = np.zeros_like(printed)
-    blob_near[r : r + h, r : r + w][own] = 255
-    blob_near = cv2.dilate(blob_near, _disc(r))
-    return cv2.countNonZero(cv2.bitwise_and(printed, blob_near)) / max(int(np.count_nonzero(own)), 1)
+    # Pixels of the blob the print covers, for every move (dx, dy) within r.
+    covered = cv2.matchTemplate((printed > 0).astype(np.float32), own.astype(np.float32), cv2.TM_CCORR)
+    return float(covered.max()) / max(int(np.count_nonzero(own)), 1)
 
 
 def _art_of(arts: Sequence[CardArt | None] | None, i: int) -> CardArt | None:
