@@ -2,9 +2,10 @@
 
 A pawn is a compact, solid blob of a player's colour (saturated, bright enough), of a plausible
 size relative to a card, standing out from what surrounds it. Printed art can share a player's
-colour, so on a card whose face (or back) is known, colour the enrolled art explains is not a
-pawn: a pawn is what differs from the art. Each colour is one pawn: of several blobs of a colour
-the likeliest is reported.
+colour, so on a card whose face (or back) is known, colour the enrolled art explains - under the
+light fitted on that card (a gain, a wash smooth across it such as a lamp's glare, the sensor's
+clipping) - is not a pawn: a pawn is what differs from the art. Each colour is one pawn: of
+several blobs of a colour the likeliest is reported.
 
 Speed: regions of colour are found on a copy of the frame shrunk so that a card is ~32 px across;
 blobs are looked for in them on a copy where a card is still ~60 px across (a pawn ~15 px), with
@@ -44,11 +45,11 @@ PALE_SATURATION, PALE_MAX_AREA, PALE_SOLIDITY = 100, 0.15, 0.8
 # saturation. Light cannot make a colour the art does not print there (`_printed_share`).
 WASHED_SATURATION = 60
 MIN_VALUE = 90
-# The light on a card with known art (`_Light`): fitted robustly (to at most LIT_PIXELS of its
-# pixels on the shrunk copy), first to the best LIT_START of them, then to those within LIT_TOL (BGR distance) of the fit, LIT_ROUNDS times; a channel
-# at least CLIPPED bright is clipped by the sensor (it says only "at least this").
-LIT_START, LIT_TOL, LIT_ROUNDS, CLIPPED = 0.6, 40.0, 4, 248
-LIT_PIXELS = 600
+# The light on a card with known art (`_Light`): fitted to at most LIT_PIXELS of its pixels on
+# the shrunk copy, robustly - first to the best LIT_START of them, then to those within LIT_TOL
+# (BGR distance) of the fit, LIT_ROUNDS times. A channel at least CLIPPED bright is clipped by
+# the sensor (it says only "at least this"): not fitted.
+LIT_START, LIT_TOL, LIT_ROUNDS, LIT_PIXELS, CLIPPED = 0.6, 40.0, 4, 600, 248
 # A pixel one of whose channels alone is clipped shows a hue shifted from its colour's, away from
 # that channel's primary (a bright blue's blue clips first, its green catches up: it reads cyan);
 # its colour's hue lies from the one seen toward the primary. OpenCV hues of B, G, R.
@@ -265,11 +266,11 @@ def find_pawns(
     missing = [k for k in range(1, len(names) + 1) if names[k - 1] not in seen]
     if missing:
         # Harsh light washes a pawn's colour out: colours not found are looked for again among
-        # paler pixels on the cards, where only a compact blob of a pawn's size from above that
-        # shows that it stands up (against the card alone) and, on known art, is not explained
-        # by the art counts (print pales alike; a pale text box is bigger, a printed ring's
-        # crescent less compact). Off the cards nothing explains a patterned cloth's pale
-        # patches: not looked at there.
+        # paler pixels on the cards, where only a compact blob of a pawn's size from above
+        # counts (a pale text box is bigger, a printed ring's crescent less compact) that shows
+        # that it stands up (against the card alone) - or, on known art, that the art does not
+        # explain and that print of its colour could not be (`_blob`). Off the cards nothing
+        # explains a patterned cloth's pale patches: not looked at there.
         # Regions are where the pale pixels are (vivid print was looked at already), not its
         # thin pale rims.
         # Glare clips a bright colour's strongest channel, shifting its hue (`_classes`).
@@ -1028,9 +1029,9 @@ def _blob(fr: _Frame, roi, box, m, own, k, x, y, w, h, area, probe) -> list[_Blo
         stands = upright
         # Light (a gain, glare's white wash, a sensor's clipping) pales a colour and shifts it
         # a little, but cannot make a colour where the art prints none: on known art a blob
-        # where the art prints its colour (a pixel or two out: a cut card's corners are less
-        # sure) may be that print, misplaced or paled, and must show that it stands up; one
-        # where the art prints none of it is no print, however pale.
+        # that print of its colour could be (a few pixels out: a cut card's corners are less
+        # sure) must show that it stands up; one no such print could be is no print, however
+        # pale (its side and shadow may be clipped white by glare).
         must_stand = not known or _printed_share(fr, on, k, (x + x0, y + y0, w, h), own) >= PRINTED_SHARE
         if must_stand:
             if not upright():
