@@ -2,10 +2,11 @@
 
 A pawn is a compact, solid blob of a player's colour (saturated, bright enough), of a plausible
 size relative to a card, standing out from what surrounds it. Printed art can share a player's
-colour, so on a card whose face (or back) is known, colour the enrolled art explains - under the
-light fitted on that card (a gain, a wash smooth across it such as a lamp's glare, the sensor's
-clipping) - is not a pawn: a pawn is what differs from the art. Each colour is one pawn: of
-several blobs of a colour the likeliest is reported.
+colour, so on a card whose face (or back) is known, colour the enrolled art explains under the
+light on that card (a gain per channel; for pale colour, which light can make of print, also a
+wash smooth across the card such as a lamp's glare, and the sensor's clipping) is not a pawn: a
+pawn is what differs from the art. Each colour is one pawn: of several blobs of a colour the
+likeliest is reported.
 
 Speed: regions of colour are found on a copy of the frame shrunk so that a card is ~32 px across;
 blobs are looked for in them on a copy where a card is still ~60 px across (a pawn ~15 px), with
@@ -97,6 +98,7 @@ PRINTED_SHARE, PRINT_REACH = 0.7, 0.04
 
 
 _SHRUNK_ART: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}  # (art, shrunk)
+_ART_MEANS: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # id -> (art, mean BGR)
 _HUE_TABLES: dict[tuple, tuple[list[str], np.ndarray]] = {}
 
 
@@ -234,7 +236,9 @@ def find_pawns(
     cls, table_colours = _off_table(cls, on_cards, len(names))
     min_area = MIN_AREA * card_area
     max_area = MAX_AREA * card_area
-    # The light on each card with known art, measured when first needed.
+    # The light on each card with known art, measured when first needed: a gain per channel
+    # for vivid colour, fitted fully (`_Light`) for the paler passes.
+    gains: list[np.ndarray | None] = [None] * len(cards)
     lights: list[_Light | None] = [None] * len(cards)
     full = _Frame(
         image,
@@ -244,6 +248,7 @@ def find_pawns(
         cards,
         _card_boxes(cards),
         arts,
+        gains,
         lights,
         names,
         hue_table,
@@ -277,6 +282,15 @@ def find_pawns(
         # Washed out further still, a pawn is looked for on known art alone (see `_blob`).
         pale_only = cv2.bitwise_and(on_cards, cv2.compare(cls, 0, cv2.CMP_EQ))
         clipped = colors.clipped_hue_tables()
+        # A pale colour is what light could make of print (a wash pales it): there the light on
+        # each card is modelled fully, in marks of what the art explains of their own, shared by
+        # both paler passes (`replace` keeps them).
+        lit_full = dataclasses.replace(full, lit=True, explained=None, _explained_cards={})
+        lit_probe = lit_full
+        if lv:
+            lit_probe = dataclasses.replace(
+                probe, lit=True, explained=np.zeros(probe.image.shape[:2], np.uint8), _explained_cards={}
+            )
         for saturation in (PALE_SATURATION, WASHED_SATURATION):
             if not missing:
                 break
@@ -286,7 +300,6 @@ def find_pawns(
             pale_cls = cv2.bitwise_and(_classes(small, hue_table, saturation, clipped), pale_only)
             solid = cv2.morphologyEx(cv2.compare(pale_cls, 0, cv2.CMP_GT), cv2.MORPH_OPEN, _OPEN)
             pale_cls = cv2.bitwise_and(pale_cls, solid)
-            # The probe copy's marks of what the art explains are shared (`replace` keeps them).
             pale, pale_probe = (
                 dataclasses.replace(
                     fr,
@@ -295,7 +308,7 @@ def find_pawns(
                     clipped_tables=clipped,
                     max_area=PALE_MAX_AREA * card_area / (k * k),
                 )
-                for fr, k in ((full, 1), (probe, g))
+                for fr, k in ((lit_full, 1), (lit_probe, g))
             )
             out += _search(pale, pale_probe if lv else pale, pale_cls, g, missing, hues, kept)
             seen = {s.color for s in out}
@@ -461,7 +474,9 @@ def _on_base(
         art = fr.art(i)
         if art is not None:
             # On known art the line must be what the art does not show (not print of its colour).
-            light = fr.light(i)
+            light = fr.gains[i]
+            if light is None:
+                light = fr.gains[i] = _gain(fr.small, fr.cards[i], fr.f, art[1])
             if light is None:
                 return None
             warped = _warp_art(art[1], np.asarray(art[0], np.float32) - (x0, y0), (x1 - x0, y1 - y0))
@@ -560,6 +575,37 @@ def _printed_share(fr: _Frame, i: int, k: int, blob: tuple[int, int, int, int], 
 
 def _art_of(arts: Sequence[CardArt | None] | None, i: int) -> CardArt | None:
     return arts[i] if arts is not None and i < len(arts) else None
+
+
+def _gain(small: np.ndarray, card: np.ndarray, f: int, art: np.ndarray) -> np.ndarray | None:
+    """Per-channel gain (frame / art) of the light on a card: its mean colour on the shrunk
+    frame against its art's, both a little inside the edge."""
+    sh, sw = small.shape[:2]
+    q = np.asarray(card, np.float32) / f
+    box = _box(q, sw, sh)
+    if box is None:
+        return None
+    x0, y0, x1, y1 = box
+    inside = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillPoly(inside, [np.round((q - (x0, y0)) * 16).astype(np.int32)], 255, shift=4)
+    inside = cv2.erode(inside, _OPEN)
+    if not cv2.countNonZero(inside):
+        return None
+    seen = np.array(cv2.mean(small[y0:y1, x0:x1], inside)[:3])
+    return (seen + 1) / (_art_mean(art) + 1)
+
+
+def _art_mean(art: np.ndarray) -> np.ndarray:
+    """Mean colour of an art image, 3 % in from its edges (cached)."""
+    cached = _ART_MEANS.get(id(art))
+    if cached is None or cached[0] is not art:
+        if len(_ART_MEANS) > 256:
+            _ART_MEANS.clear()
+        h, w = art.shape[:2]
+        my, mx = int(0.03 * h), int(0.03 * w)
+        cached = (art, np.array(cv2.mean(art[my : h - my, mx : w - mx])[:3]))
+        _ART_MEANS[id(art)] = cached
+    return cached[1]
 
 
 @dataclass(frozen=True)
@@ -714,8 +760,10 @@ class _Frame:
     cards: list[np.ndarray]
     card_boxes: np.ndarray  # (n, 4) x0 y0 x1 y1 of each card, full resolution, inclusive
     arts: Sequence[CardArt | None] | None
-    # Per card: the light on it (`_Light`), fitted over the whole card (a pawn on it left out);
-    # shared by the frame's copies, filled in when first needed.
+    # Per card: frame / art, per channel (the light on it), over the whole card (a pawn on it
+    # must not bias it), and the light fitted fully (`_Light`, a pawn on it left out) for the
+    # paler passes (`lit`); shared by the frame's copies, filled in when first needed.
+    gains: list[np.ndarray | None]
     lights: list[_Light | None]
     names: list[str]
     hue_table: np.ndarray
@@ -727,6 +775,7 @@ class _Frame:
     min_saturation: int = MIN_SATURATION  # of a pawn's pixels
     strict: bool = False  # a paler pass: blobs judged whole, and must stand up unless on known art
     clipped_tables: np.ndarray | None = None  # hues of clipped pixels (`_classes`), in paler passes
+    lit: bool = False  # the light on the cards modelled fully (`_Light`), in paler passes
     explained: np.ndarray | None = None  # 255 where the known art explains the colour
     _explained_cards: dict[int, bool] = field(default_factory=dict)
     _on_card: np.ndarray | None = None
@@ -779,7 +828,18 @@ class _Frame:
             roi = self.image[y0:y1, x0:x1]
             size = (x1 - x0, y1 - y0)
             warped = _warp_art(art[1], corners, size, nearest=self.probe)
-            light = self.light(i)
+            if self.lit:
+                light: np.ndarray | _Light | None = self.light(i)
+            else:
+                if self.gains[i] is None:
+                    if self.probe:  # the whole card is here
+                        core = cv2.erode(inside, _OPEN)
+                        if cv2.countNonZero(core):
+                            seen, printed = cv2.mean(roi, core)[:3], cv2.mean(warped, core)[:3]
+                            self.gains[i] = (np.array(seen) + 1) / (np.array(printed) + 1)
+                    else:
+                        self.gains[i] = _gain(self.small, self.cards[i], self.f, art[1])
+                light = self.gains[i]
             ok = light is not None
         if ok:
             # A pixel of misalignment is not a pawn; on a shrunk copy it is averaged away already.
@@ -809,6 +869,7 @@ class _Frame:
             cards,
             _card_boxes(cards),
             arts,
+            self.gains,
             self.lights,
             self.names,
             self.hue_table,
@@ -820,6 +881,7 @@ class _Frame:
             min_saturation=self.min_saturation,
             strict=self.strict,
             clipped_tables=self.clipped_tables,
+            lit=self.lit,
         )
 
 
@@ -1184,15 +1246,20 @@ def _warp_art(
 def _art_match(
     seen: np.ndarray,
     warped: np.ndarray,
-    light: _Light,
+    light: np.ndarray | _Light,
     origin: tuple[float, float],
     f: float,
     erode: bool = True,
 ) -> np.ndarray:
     """255 where the colour of `seen` is the enrolled art's (`warped` onto it; its pixel 0 0 at
     `origin` of an image shrunk `f` times to the frame's shrunk copy) under the `light` on the
-    card, within ART_TOL (with `erode`, also where it is so one pixel away)."""
-    d = cv2.absdiff(seen.astype(np.float32), light.predict(warped, origin, f))
+    card - a gain per channel, or a `_Light` - within ART_TOL (with `erode`, also where it is so
+    one pixel away)."""
+    if isinstance(light, _Light):
+        expected = light.predict(warped, origin, f)
+    else:
+        expected = cv2.multiply(warped.astype(np.float32), tuple(float(v) for v in light) + (0.0,))
+    d = cv2.absdiff(seen.astype(np.float32), expected)
     d2 = cv2.transform(cv2.multiply(d, d), _SUM_BGR)
     if erode:
         d2 = cv2.erode(d2, _OPEN)
