@@ -2,9 +2,11 @@
 
 A pawn is a compact, solid blob of a player's colour (saturated, bright enough), of a plausible
 size relative to a card, standing out from what surrounds it. Printed art can share a player's
-colour, so on a card whose face (or back) is known, colour the enrolled art explains is not a
-pawn: a pawn is what differs from the art. Each colour is one pawn: of several blobs of a colour
-the likeliest is reported.
+colour, so on a card whose face (or back) is known, colour the enrolled art explains under the
+light on that card (a gain per channel; for pale colour, which light can make of print, also a
+wash smooth across the card such as a lamp's glare, and the sensor's clipping) is not a pawn: a
+pawn is what differs from the art. Each colour is one pawn: of several blobs of a colour the
+likeliest is reported.
 
 Speed: regions of colour are found on a copy of the frame shrunk so that a card is ~32 px across;
 blobs are looked for in them on a copy where a card is still ~60 px across (a pawn ~15 px), with
@@ -40,7 +42,19 @@ MIN_SATURATION = 150
 # a disc or a standee seen from above shows a few %) and least solidity (a disc, a figure on its
 # base: compact, unlike a crescent of a paled printed ring); it must show that it stands up.
 PALE_SATURATION, PALE_MAX_AREA, PALE_SOLIDITY = 100, 0.15, 0.8
+# Washed out further still, on known art only (where the art tells what is print): its least
+# saturation. Light cannot make a colour the art does not print there (`_printed_share`).
+WASHED_SATURATION = 60
 MIN_VALUE = 90
+# The light on a card with known art (`_Light`): fitted to at most LIT_PIXELS of its pixels on
+# the shrunk copy, robustly - first to the best LIT_START of them, then to those within LIT_TOL
+# (BGR distance) of the fit, LIT_ROUNDS times. A channel at least CLIPPED bright is clipped by
+# the sensor (it says only "at least this"): not fitted.
+LIT_START, LIT_TOL, LIT_ROUNDS, LIT_PIXELS, CLIPPED = 0.6, 40.0, 4, 600, 248
+# A pixel one of whose channels alone is clipped shows a hue shifted from its colour's, away from
+# that channel's primary (a bright blue's blue clips first, its green catches up: it reads cyan);
+# its colour's hue lies from the one seen toward the primary. OpenCV hues of B, G, R.
+PRIMARY_HUES = (120, 60, 0)
 MAX_HUE_DIST = 12  # OpenCV hue units (0..180)
 MIN_CONTRAST = 30.0  # Lab distance between a pawn and its surroundings
 # Blob size as a fraction of a card's area (a standee seen from above shows little of itself).
@@ -77,6 +91,10 @@ BASE_SIZE, BASE_FILL, BASE_TOL = (0.6, 1.7), 0.55, 25.0
 MAX_LINE_CANDIDATES = 12
 # Blobs of a colour looked at after a likeliest on known art that does not show it stands up.
 MAX_RIVALS = 3
+# On known art a blob at least this share of which the art's print of its colour covers, moved
+# by up to PRINT_REACH x a card's side (the corners of a card cut by the frame are a few pixels
+# out), must show that it stands up (`_printed_share`).
+PRINTED_SHARE, PRINT_REACH = 0.7, 0.04
 
 
 _SHRUNK_ART: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}  # (art, shrunk)
@@ -116,6 +134,33 @@ class PawnColors:
         table[180:] = 0
         _HUE_TABLES[key] = (names, table)
         return names, table
+
+    def clipped_hue_tables(self) -> np.ndarray:
+        """(3, 256): for a pixel whose channel c alone is clipped (B, G, R), table[c][hue] as
+        `hue_table`, the colour's hue taken anywhere from the one seen toward c's primary (the
+        nearest such colour), else within MAX_HUE_DIST of it."""
+        key = ("clipped",) + tuple(self.colors.items())
+        cached = _HUE_TABLES.get(key)
+        if cached is not None:
+            return cached[1]
+        names = list(self.colors)
+        hue_of = self.hues()
+        hues = np.array([hue_of[n] for n in names], np.float64).reshape(1, -1)
+        h = np.arange(256, dtype=np.float64).reshape(-1, 1)
+        tables = np.zeros((3, 256), np.uint8)
+        for c, primary in enumerate(PRIMARY_HUES):
+            # Signed hue steps (-90..90) from the seen hue to each colour and to the primary.
+            step = (hues - h + 90) % 180 - 90
+            to_primary = (primary - h + 90) % 180 - 90
+            on_way = (step * to_primary >= 0) & (np.abs(step) <= np.abs(to_primary))
+            d = np.where(on_way, np.abs(step), np.where(np.abs(step) <= MAX_HUE_DIST, np.abs(step), np.inf))
+            if names:
+                best = d.argmin(axis=1)
+                ok = np.isfinite(d[np.arange(256), best])
+                tables[c][ok] = best[ok] + 1
+            tables[c][180:] = 0
+        _HUE_TABLES[key] = (names, tables)
+        return tables
 
     @classmethod
     def learn(
@@ -191,8 +236,10 @@ def find_pawns(
     cls, table_colours = _off_table(cls, on_cards, len(names))
     min_area = MIN_AREA * card_area
     max_area = MAX_AREA * card_area
-    # The light on each card with known art, measured when first needed.
+    # The light on each card with known art, measured when first needed: a gain per channel
+    # for vivid colour, fitted fully (`_Light`) for the paler passes.
     gains: list[np.ndarray | None] = [None] * len(cards)
+    lights: list[_Light | None] = [None] * len(cards)
     full = _Frame(
         image,
         small,
@@ -202,6 +249,7 @@ def find_pawns(
         _card_boxes(cards),
         arts,
         gains,
+        lights,
         names,
         hue_table,
         table_colours,
@@ -223,25 +271,48 @@ def find_pawns(
     missing = [k for k in range(1, len(names) + 1) if names[k - 1] not in seen]
     if missing:
         # Harsh light washes a pawn's colour out: colours not found are looked for again among
-        # paler pixels on the cards, where only a compact blob of a pawn's size from above that
-        # shows that it stands up (against the card alone) and, on known art, is not explained
-        # by the art counts (print pales alike; a pale text box is bigger, a printed ring's
-        # crescent less compact). Off the cards nothing explains a patterned cloth's pale
-        # patches: not looked at there.
+        # paler pixels on the cards, where only a compact blob of a pawn's size from above
+        # counts (a pale text box is bigger, a printed ring's crescent less compact) that shows
+        # that it stands up (against the card alone) - or, on known art, that the art does not
+        # explain and that print of its colour could not be (`_blob`). Off the cards nothing
+        # explains a patterned cloth's pale patches: not looked at there.
         # Regions are where the pale pixels are (vivid print was looked at already), not its
         # thin pale rims.
+        # Glare clips a bright colour's strongest channel, shifting its hue (`_classes`).
+        # Washed out further still, a pawn is looked for on known art alone (see `_blob`).
         pale_only = cv2.bitwise_and(on_cards, cv2.compare(cls, 0, cv2.CMP_EQ))
-        pale_cls = cv2.bitwise_and(_classes(small, hue_table, PALE_SATURATION), pale_only)
-        solid = cv2.morphologyEx(cv2.compare(pale_cls, 0, cv2.CMP_GT), cv2.MORPH_OPEN, _OPEN)
-        pale_cls = cv2.bitwise_and(pale_cls, solid)
-        # The probe copy's marks of what the art explains are shared (`replace` keeps them).
-        pale, pale_probe = (
-            dataclasses.replace(
-                fr, min_saturation=PALE_SATURATION, strict=True, max_area=PALE_MAX_AREA * card_area / (k * k)
+        clipped = colors.clipped_hue_tables()
+        # A pale colour is what light could make of print (a wash pales it): there the light on
+        # each card is modelled fully, in marks of what the art explains of their own, shared by
+        # both paler passes (`replace` keeps them).
+        lit_full = dataclasses.replace(full, lit=True, explained=None, _explained_cards={})
+        lit_probe = lit_full
+        if lv:
+            lit_probe = dataclasses.replace(
+                probe, lit=True, explained=np.zeros(probe.image.shape[:2], np.uint8), _explained_cards={}
             )
-            for fr, k in ((full, 1), (probe, g))
-        )
-        out += _search(pale, pale_probe if lv else pale, pale_cls, g, missing, hues, kept)
+        for saturation in (PALE_SATURATION, WASHED_SATURATION):
+            if not missing:
+                break
+            # Blobs of a colour still missing were none confirmed: they stand for no pawn (a
+            # paler pass sees more of one that was too broken up to pass).
+            kept[:] = [b for b in kept if b.k not in missing]
+            pale_cls = cv2.bitwise_and(_classes(small, hue_table, saturation, clipped), pale_only)
+            solid = cv2.morphologyEx(cv2.compare(pale_cls, 0, cv2.CMP_GT), cv2.MORPH_OPEN, _OPEN)
+            pale_cls = cv2.bitwise_and(pale_cls, solid)
+            pale, pale_probe = (
+                dataclasses.replace(
+                    fr,
+                    min_saturation=saturation,
+                    strict=True,
+                    clipped_tables=clipped,
+                    max_area=PALE_MAX_AREA * card_area / (k * k),
+                )
+                for fr, k in ((lit_full, 1), (lit_probe, g))
+            )
+            out += _search(pale, pale_probe if lv else pale, pale_cls, g, missing, hues, kept)
+            seen = {s.color for s in out}
+            missing = [k for k in missing if names[k - 1] not in seen]
     # A standee right below the camera shows only its edge: a thin line on its base.
     seen = {s.color for s in out}
     missing = [k for k in range(1, len(names) + 1) if names[k - 1] not in seen]
@@ -403,13 +474,13 @@ def _on_base(
         art = fr.art(i)
         if art is not None:
             # On known art the line must be what the art does not show (not print of its colour).
-            gain = fr.gains[i]
-            if gain is None:
-                gain = fr.gains[i] = _gain(fr.small, fr.cards[i], fr.f, art[1])
-            if gain is None:
+            light = fr.gains[i]
+            if light is None:
+                light = fr.gains[i] = _gain(fr.small, fr.cards[i], fr.f, art[1])
+            if light is None:
                 return None
             warped = _warp_art(art[1], np.asarray(art[0], np.float32) - (x0, y0), (x1 - x0, y1 - y0))
-            printed = cv2.bitwise_and(_art_match(roi, warped, gain, erode=False), own)
+            printed = cv2.bitwise_and(_art_match(roi, warped, light, (x0, y0), fr.f, erode=False), own)
             if cv2.countNonZero(printed) > 0.5 * area:
                 return None
         return foot, area, i
@@ -478,6 +549,30 @@ def _confirmed(fr: _Frame, b: _Blob) -> _Blob | None:
     return None
 
 
+def _printed_share(fr: _Frame, i: int, k: int, blob: tuple[int, int, int, int], own: np.ndarray) -> float:
+    """Whether card i's known art's print of colour k, a little out of place (moved by up to
+    PRINT_REACH x a card's side), could be a blob (`own`, in the box `blob` = x y w h of the full
+    frame): the greatest share of the blob's pixels it covers so moved (thin printed lines near
+    or under a pawn cover little of it). The art's own colours: print is saturated there."""
+    art = fr.art(i)
+    if art is None:
+        return 0.0
+    x, y, w, h = blob
+    r = max(2, int(round(PRINT_REACH * np.sqrt(fr.min_area / MIN_AREA))))
+    size = (w + 2 * r, h + 2 * r)
+    warped = _warp_art(art[1], np.asarray(art[0], np.float32) - (x - r, y - r), size, nearest=True)
+    inside = np.zeros((size[1], size[0]), np.uint8)
+    cv2.fillPoly(inside, [np.round((fr.cards[i] - (x - r, y - r)) * 16).astype(np.int32)], 1, shift=4)
+    saturation = min(fr.min_saturation, PALE_SATURATION)
+    printed = cv2.compare(_classes(warped, fr.hue_table, saturation), k, cv2.CMP_EQ)
+    printed = cv2.bitwise_and(printed, printed, mask=inside)
+    if not cv2.countNonZero(printed):
+        return 0.0
+    # Pixels of the blob the print covers, for every move (dx, dy) within r.
+    covered = cv2.matchTemplate((printed > 0).astype(np.float32), own.astype(np.float32), cv2.TM_CCORR)
+    return float(covered.max()) / max(int(np.count_nonzero(own)), 1)
+
+
 def _art_of(arts: Sequence[CardArt | None] | None, i: int) -> CardArt | None:
     return arts[i] if arts is not None and i < len(arts) else None
 
@@ -513,11 +608,124 @@ def _art_mean(art: np.ndarray) -> np.ndarray:
     return cached[1]
 
 
-def _classes(image: np.ndarray, hue_table: np.ndarray, min_saturation: int = MIN_SATURATION) -> np.ndarray:
-    """Per pixel: 1 + the index of its player colour, 0 for none (too grey or too dark)."""
+@dataclass(frozen=True)
+class _Light:
+    """The light on a card: per channel, its art times a gain plus a wash smooth across the card
+    (quadratic in position: uneven light, a lamp's glare), clipped as the sensor clips. Positions
+    are in pixels of the frame's shrunk copy, from `centre`, in units of `scale`."""
+
+    coef: np.ndarray  # (3, 7) per channel B G R: the gain, then the wash's 1, u, v, uu, vv, uv
+    centre: tuple[float, float]
+    scale: float
+
+    def axes(
+        self, origin: tuple[float, float], shape: tuple[int, int], f: float
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(u, v): positions along x of the columns, along y of the rows, of an image shrunk `f`
+        times to the shrunk copy, of `shape` (h, w) from `origin` (x, y) on."""
+        h, w = shape
+        u = ((origin[0] + np.arange(w, dtype=np.float32) + 0.5) / f - 0.5 - self.centre[0]) / self.scale
+        v = ((origin[1] + np.arange(h, dtype=np.float32) + 0.5) / f - 0.5 - self.centre[1]) / self.scale
+        return u, v
+
+    def predict(self, warped: np.ndarray, origin: tuple[float, float], f: float) -> np.ndarray:
+        """What the art `warped` (onto an image shrunk `f` times to the shrunk copy, its pixel 0 0
+        at `origin`) looks like under this light (float32 BGR)."""
+        u, v = self.axes(origin, warped.shape[:2], f)
+        c = self.coef.astype(np.float32)
+        # The wash is a sum of a part along x, a part along y and one of both (u v).
+        along_u = c[:, 1] + u[:, None] * c[:, 2] + (u * u)[:, None] * c[:, 4]  # (w, 3)
+        along_v = v[:, None] * c[:, 3] + (v * v)[:, None] * c[:, 5]  # (h, 3)
+        out = cv2.multiply(warped.astype(np.float32), tuple(float(g) for g in c[:, 0]) + (0.0,))
+        out += along_u[None]
+        out += along_v[:, None]
+        out += np.outer(v, u)[..., None] * c[:, 6]
+        return np.clip(out, 0.0, 255.0)
+
+    @classmethod
+    def fit(cls, small: np.ndarray, card: np.ndarray, upright: np.ndarray, art: np.ndarray) -> _Light | None:
+        """The light on a card (corners `card`, art's upright corners `upright`, both on the shrunk
+        copy `small`) from its pixels a little inside the edge (at most LIT_PIXELS of them,
+        evenly spread); a pawn on it, or a glare's clipped spot, is left out of the fit. None if
+        too little of it is seen."""
+        sh, sw = small.shape[:2]
+        q = np.asarray(card, np.float32)
+        box = _box(q, sw, sh)
+        if box is None:
+            return None
+        x0, y0, x1, y1 = box
+        inside = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.fillPoly(inside, [np.round((q - (x0, y0)) * 16).astype(np.int32)], 255, shift=4)
+        inside = cv2.erode(inside, _OPEN)
+        seen = small[y0:y1, x0:x1]
+        at = np.flatnonzero((inside > 0) & (seen.max(axis=2) < CLIPPED))
+        n_terms = 7
+        if len(at) < 4 * n_terms:
+            return None
+        at = at[:: -(-len(at) // LIT_PIXELS)]
+        warped = _warp_art(art, np.asarray(upright, np.float32) - (x0, y0), (x1 - x0, y1 - y0))
+        centre = (float(q[:, 0].mean()), float(q[:, 1].mean()))
+        scale = max(float(np.sqrt(abs(cv2.contourArea(q)))), 1.0)
+        u, v = cls(np.zeros((3, n_terms)), centre, scale).axes((x0, y0), seen.shape[:2], 1.0)
+        u, v = u[at % (x1 - x0)].astype(np.float64), v[at // (x1 - x0)].astype(np.float64)
+        s = seen.reshape(-1, 3)[at].astype(np.float64)
+        # One design for the three channels: the art's B G R, then the wash's terms; channel c
+        # uses the art's c and the terms (7 of the 9 columns).
+        d = np.stack(
+            [*warped.reshape(-1, 3)[at].astype(np.float64).T, np.ones_like(u), u, v, u * u, v * v, u * v], 1
+        )
+        ridge = 1e-6 * np.eye(n_terms)
+        fit = np.ones(len(s), bool)
+        coef = np.zeros((3, n_terms))
+        for i in range(LIT_ROUNDS):
+            if fit.sum() < 2 * n_terms:
+                return None
+            df = d[fit]
+            normal, rhs = df.T @ df, df.T @ s[fit]
+            scale_n = np.trace(normal) / len(normal) + 1.0
+            coef = np.linalg.solve(
+                normal[_LIT_COLS[:, :, None], _LIT_COLS[:, None, :]] + ridge * scale_n,
+                rhs[_LIT_COLS, np.arange(3)[:, None]][..., None],
+            )[..., 0]
+            for c in np.flatnonzero(coef[:, 0] < 0):  # light adds no negative of the art
+                coef[c] = 0.0
+                coef[c, 1:] = np.linalg.solve(normal[3:, 3:] + ridge[1:, 1:] * scale_n, rhs[3:, c])
+            pred = d[:, :3] * coef[:, 0] + d[:, 3:] @ coef[:, 1:].T
+            err = np.sqrt(((s - np.clip(pred, 0, 255)) ** 2).sum(axis=1))
+            if i == 0:
+                k = int(LIT_START * (len(err) - 1))
+                fit = err <= np.partition(err, k)[k]
+            else:
+                fit = err <= LIT_TOL
+        return cls(coef, centre, scale)
+
+
+# The columns of `_Light.fit`'s design each channel uses: the art's own channel, the wash's terms.
+_LIT_COLS = np.array([[c, 3, 4, 5, 6, 7, 8] for c in range(3)])
+
+
+def _classes(
+    image: np.ndarray,
+    hue_table: np.ndarray,
+    min_saturation: int = MIN_SATURATION,
+    clipped_tables: np.ndarray | None = None,
+) -> np.ndarray:
+    """Per pixel: 1 + the index of its player colour, 0 for none (too grey or too dark). With
+    `clipped_tables` (`PawnColors.clipped_hue_tables`), a pixel one of whose channels alone is
+    clipped is looked up in that channel's table."""
     hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
     vivid = cv2.inRange(hsv, (0, min_saturation, MIN_VALUE), (255, 255, 255))
-    return cv2.bitwise_and(cv2.LUT(cv2.extractChannel(hsv, 0), hue_table), vivid)
+    hue = cv2.extractChannel(hsv, 0)
+    out = cv2.LUT(hue, hue_table)
+    if clipped_tables is not None:
+        clipped = [cv2.compare(ch, CLIPPED, cv2.CMP_GE) for ch in cv2.split(image)]
+        for c in range(3):
+            alone = cv2.bitwise_and(
+                clipped[c], cv2.bitwise_not(cv2.bitwise_or(*(clipped[:c] + clipped[c + 1 :])))
+            )
+            if cv2.countNonZero(alone):
+                cv2.copyTo(cv2.LUT(hue, clipped_tables[c]), alone, out)
+    return cv2.bitwise_and(out, vivid)
 
 
 def _off_table(cls: np.ndarray, on_cards: np.ndarray, n: int) -> tuple[np.ndarray, set[int]]:
@@ -553,8 +761,10 @@ class _Frame:
     card_boxes: np.ndarray  # (n, 4) x0 y0 x1 y1 of each card, full resolution, inclusive
     arts: Sequence[CardArt | None] | None
     # Per card: frame / art, per channel (the light on it), over the whole card (a pawn on it
-    # must not bias it); shared by the frame's copies, filled in when first needed.
+    # must not bias it), and the light fitted fully (`_Light`, a pawn on it left out) for the
+    # paler passes (`lit`); shared by the frame's copies, filled in when first needed.
     gains: list[np.ndarray | None]
+    lights: list[_Light | None]
     names: list[str]
     hue_table: np.ndarray
     table_colours: set[int]
@@ -563,7 +773,9 @@ class _Frame:
     nadir_px: tuple[float, float] | None
     probe: bool = False  # a shrunk copy (a pixel of misalignment is averaged away there)
     min_saturation: int = MIN_SATURATION  # of a pawn's pixels
-    strict: bool = False  # every pawn must show that it stands up (`_stands_up`), known art or not
+    strict: bool = False  # a paler pass: blobs judged whole, and must stand up unless on known art
+    clipped_tables: np.ndarray | None = None  # hues of clipped pixels (`_classes`), in paler passes
+    lit: bool = False  # the light on the cards modelled fully (`_Light`), in paler passes
     explained: np.ndarray | None = None  # 255 where the known art explains the colour
     _explained_cards: dict[int, bool] = field(default_factory=dict)
     _on_card: np.ndarray | None = None
@@ -586,6 +798,15 @@ class _Frame:
                 cv2.fillPoly(self._on_card, [np.round(c * 16).astype(np.int32)], 255, shift=4)
         return self._on_card[y0:y1, x0:x1]
 
+    def light(self, i: int) -> _Light | None:
+        """The light on card i (known art), fitted on the shrunk copy when first needed."""
+        art = self.art(i)
+        if self.lights[i] is None and art is not None:
+            self.lights[i] = _Light.fit(
+                self.small, self.cards[i] / self.f, np.asarray(art[0]) / self.f, art[1]
+            )
+        return self.lights[i]
+
     def explain(self, i: int, box: tuple[int, int, int, int]) -> bool:
         """Marks in `explained` the pixels of card i that its known art explains - on a shrunk
         copy the whole card, once; else only within `box`. Whether it could."""
@@ -607,18 +828,22 @@ class _Frame:
             roi = self.image[y0:y1, x0:x1]
             size = (x1 - x0, y1 - y0)
             warped = _warp_art(art[1], corners, size, nearest=self.probe)
-            if self.gains[i] is None:
-                if self.probe:  # the whole card is here
-                    core = cv2.erode(inside, _OPEN)
-                    if cv2.countNonZero(core):
-                        seen, printed = cv2.mean(roi, core)[:3], cv2.mean(warped, core)[:3]
-                        self.gains[i] = (np.array(seen) + 1) / (np.array(printed) + 1)
-                else:
-                    self.gains[i] = _gain(self.small, self.cards[i], self.f, art[1])
-            ok = self.gains[i] is not None
+            if self.lit:
+                light: np.ndarray | _Light | None = self.light(i)
+            else:
+                if self.gains[i] is None:
+                    if self.probe:  # the whole card is here
+                        core = cv2.erode(inside, _OPEN)
+                        if cv2.countNonZero(core):
+                            seen, printed = cv2.mean(roi, core)[:3], cv2.mean(warped, core)[:3]
+                            self.gains[i] = (np.array(seen) + 1) / (np.array(printed) + 1)
+                    else:
+                        self.gains[i] = _gain(self.small, self.cards[i], self.f, art[1])
+                light = self.gains[i]
+            ok = light is not None
         if ok:
             # A pixel of misalignment is not a pawn; on a shrunk copy it is averaged away already.
-            match = _art_match(roi, warped, self.gains[i], erode=not self.probe)
+            match = _art_match(roi, warped, light, (x0, y0), self.f, erode=not self.probe)
             ox, oy = (0, 0) if self.probe else box[:2]
             if self.explained is None:
                 size = (h, w) if self.probe else (box[3] - box[1], box[2] - box[0])
@@ -645,6 +870,7 @@ class _Frame:
             _card_boxes(cards),
             arts,
             self.gains,
+            self.lights,
             self.names,
             self.hue_table,
             self.table_colours,
@@ -654,6 +880,8 @@ class _Frame:
             probe=True,
             min_saturation=self.min_saturation,
             strict=self.strict,
+            clipped_tables=self.clipped_tables,
+            lit=self.lit,
         )
 
 
@@ -681,7 +909,7 @@ def _blobs_in(fr: _Frame, box: tuple[int, int, int, int], present: list[int]) ->
     x0, y0, x1, y1 = box
     roi = image[y0:y1, x0:x1]
     rh, rw = roi.shape[:2]
-    cls = _classes(roi, fr.hue_table, fr.min_saturation)
+    cls = _classes(roi, fr.hue_table, fr.min_saturation, fr.clipped_tables)
     n_cls = len(names) + 1
     counts = cv2.calcHist([cls], [0], None, [n_cls], [0, n_cls]).ravel()
     # Fewer pixels of a colour than a pawn's least size (the closing below adds a few): none.
@@ -846,6 +1074,8 @@ def _blob(fr: _Frame, roi, box, m, own, k, x, y, w, h, area, probe) -> list[_Blo
     solidity, ring_bgr = info
     if fr.strict and (on is None or (not probe and solidity < PALE_SOLIDITY)):
         return []  # a pale pass looks on the cards only, for compact blobs (see find_pawns)
+    if fr.min_saturation < PALE_SATURATION and not known:
+        return []  # washed out this far, only known art tells a pawn from print
     if on is None and not _like_table(fr, foot, ring_bgr):
         return []  # off the known cards yet not on the table: print of an unseen card
     stands: bool | Callable[[], bool] = False
@@ -859,9 +1089,15 @@ def _blob(fr: _Frame, roi, box, m, own, k, x, y, w, h, area, probe) -> list[_Blo
             return _stands_up(roi, own, x, y, w, h, away, card)
 
         stands = upright
-        if fr.strict or not known:
+        # Light (a gain, glare's white wash, a sensor's clipping) pales a colour and shifts it
+        # a little, but cannot make a colour where the art prints none: on known art a blob
+        # that print of its colour could be (a few pixels out: a cut card's corners are less
+        # sure) must show that it stands up; one no such print could be is no print, however
+        # pale (its side and shadow may be clipped white by glare).
+        must_stand = not known or _printed_share(fr, on, k, (x + x0, y + y0, w, h), own) >= PRINTED_SHARE
+        if must_stand:
             if not upright():
-                return []  # on a card whose art is not known: colour alone cannot tell it from print
+                return []  # colour alone cannot tell it from print
             stands = True
     # How much to trust it: on a card whose art is known (everything else there is explained)
     # most, then on the bare table, least on unknown art.
@@ -1007,12 +1243,23 @@ def _warp_art(
     return cv2.warpPerspective(art, m, size, flags=cv2.INTER_NEAREST if nearest else cv2.INTER_LINEAR)
 
 
-def _art_match(seen: np.ndarray, warped: np.ndarray, gain: np.ndarray, erode: bool = True) -> np.ndarray:
-    """255 where the colour of `seen` is the enrolled art's (`warped` onto it) under a per-channel
-    `gain` for the frame's light on the card, within ART_TOL (with `erode`, also where it is so
+def _art_match(
+    seen: np.ndarray,
+    warped: np.ndarray,
+    light: np.ndarray | _Light,
+    origin: tuple[float, float],
+    f: float,
+    erode: bool = True,
+) -> np.ndarray:
+    """255 where the colour of `seen` is the enrolled art's (`warped` onto it; its pixel 0 0 at
+    `origin` of an image shrunk `f` times to the frame's shrunk copy) under the `light` on the
+    card - a gain per channel, or a `_Light` - within ART_TOL (with `erode`, also where it is so
     one pixel away)."""
-    g = tuple(float(v) for v in gain) + (0.0,)
-    d = cv2.absdiff(seen.astype(np.float32), cv2.multiply(warped.astype(np.float32), g))
+    if isinstance(light, _Light):
+        expected = light.predict(warped, origin, f)
+    else:
+        expected = cv2.multiply(warped.astype(np.float32), tuple(float(v) for v in light) + (0.0,))
+    d = cv2.absdiff(seen.astype(np.float32), expected)
     d2 = cv2.transform(cv2.multiply(d, d), _SUM_BGR)
     if erode:
         d2 = cv2.erode(d2, _OPEN)
