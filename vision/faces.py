@@ -18,6 +18,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.light import fit_light
+
 DESC_SIZE = (24, 34)  # width, height of the compared image (portrait)
 STORE_SIZE = (126, 176)  # enrolled images are kept at this size (2 px/mm for 63 x 88)
 MARGIN = 0.06  # fraction of each side left out (the card's edge, the rounded corners)
@@ -34,7 +36,7 @@ COVER_CAP = 1.5  # per-pixel distance cap in that comparison
 MIN_UNCOVERED = 0.6
 # Glare (a lamp's mirror image) adds light that varies across a card, and a pawn on a back hides
 # its only print, the target: the plain comparison then finds the back near (under NOT_BACK) but
-# not near enough. The back is then fitted under a light model (`_lit_explained`): it is the back
+# not near enough. The back is then fitted under a light model (`_lit_fit`): it is the back
 # if that explains at least LIT_BACK of the card within LIT_TOL (camera levels, 0..255). A face
 # is print on white card: the back explains little of it under any light.
 LIT_TOL = 15.0
@@ -122,40 +124,26 @@ def _lab(card_img: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(_small(card_img), cv2.COLOR_BGR2Lab).astype(np.float32)
 
 
-def _lit_explained(seen: np.ndarray, ref: np.ndarray, use: np.ndarray | None = None, explained: bool = False):
-    """Share of the pixels `use` (all if None) of `seen` (DESC_SIZE, BGR) that `ref` explains
-    within LIT_TOL under a light model per colour channel: a gain (not negative) times `ref` plus a
-    wash linear across the card (glare, uneven light). Fitted robustly: first on the best
-    LIT_START of the pixels, then on those it explains, so a pawn is left out of the fit. With
-    `explained`: which pixels it explains (bool, as `seen`), not how many."""
+def _lit_fit(seen: np.ndarray, ref: np.ndarray, use: np.ndarray | None) -> np.ndarray:
+    """Which pixels `use` (all if None; bool, as `seen`) of `seen` (DESC_SIZE, BGR) `ref` explains
+    within LIT_TOL under the light model (`fit_light`: a gain per channel times `ref` plus a
+    wash linear across the card - glare, uneven light); a pawn is left out of the fit."""
     h, w = seen.shape[:2]
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    pos = np.stack([np.ones(h * w, np.float32), xx.ravel() / w - 0.5, yy.ravel() / h - 0.5], axis=1)
-    s = seen.reshape(-1, 3).astype(np.float32)
-    r = ref.reshape(-1, 3).astype(np.float32)
-    if use is not None:
-        s, r, pos = s[use.ravel()], r[use.ravel()], pos[use.ravel()]
-    fit = np.ones(len(s), bool)
-    err = np.zeros(len(s), np.float32)
-    for i in range(LIT_ROUNDS):
-        if fit.sum() < 8:
-            fit[:] = False
-            break
-        err[:] = 0.0
-        for c in range(3):
-            a = np.column_stack([r[:, c], pos])
-            coef = np.linalg.lstsq(a[fit], s[fit, c], rcond=None)[0]
-            if coef[0] < 0:  # light adds no negative of the art: the gain is 0 at least
-                a = pos
-                coef = np.linalg.lstsq(a[fit], s[fit, c], rcond=None)[0]
-            err += (s[:, c] - a @ coef) ** 2
-        err = np.sqrt(err)
-        fit = err <= (np.quantile(err, LIT_START) if i == 0 else LIT_TOL)
-    if not explained:
-        return float(fit.mean())
+    wash = np.stack([np.ones(h * w, np.float32), xx.ravel() / w - 0.5, yy.ravel() / h - 0.5], axis=1)
+    s, r = seen.reshape(-1, 3), ref.reshape(-1, 3)
+    at = np.flatnonzero(use.ravel()) if use is not None else np.arange(h * w)
+    fit = fit_light(s[at], r[at], wash[at], LIT_TOL, LIT_START, LIT_ROUNDS)
     out = np.zeros(h * w, bool)
-    out[np.flatnonzero(use.ravel()) if use is not None else slice(None)] = fit
+    if fit is not None:
+        out[at] = fit[1]
     return out.reshape(h, w)
+
+
+def _lit_share(seen: np.ndarray, ref: np.ndarray, use: np.ndarray | None) -> float:
+    """The share of the pixels `use` (all if None) that `_lit_fit` explains."""
+    fit = _lit_fit(seen, ref, use)
+    return float(fit.sum()) / max(int(fit.size if use is None else use.sum()), 1)
 
 
 def _chroma(small: np.ndarray) -> np.ndarray:
@@ -394,13 +382,13 @@ class FaceLibrary:
         return (name, flip) if best < margin * second else None
 
     def _lit_back(self, small: np.ndarray, use: np.ndarray | None) -> bool:
-        """Whether the light model (`_lit_explained`) explains at least LIT_BACK of the card
+        """Whether the light model (`_lit_fit`) explains at least LIT_BACK of the card
         `small` by the back, and the card shows the back's colour there: a gain and a wash per
         channel fit a flat field of any colour, so blank card stock would pass for a plain back
         - but glare whitens a back, it keeps its hue."""
         n = small.shape[0] * small.shape[1] if use is None else int(use.sum())
         for back in self._back_small:
-            fit = _lit_explained(small, back, use, explained=True)
+            fit = _lit_fit(small, back, use)
             if fit.sum() < LIT_BACK * n:
                 continue
             seen, printed = _chroma(small)[fit].mean(axis=0), _chroma(back)[fit].mean(axis=0)
@@ -419,11 +407,11 @@ class FaceLibrary:
         corners_px: np.ndarray,
     ) -> tuple[str, bool] | None:
         """Which of the `rivals` (distance, name, upside down) a washed-out face-up card is,
-        under the light model (`_lit_explained`), confirmed by its printed name; None if unsure."""
+        under the light model (`_lit_fit`), confirmed by its printed name; None if unsure."""
         if len(rivals) < 2:
             return None
         scored = sorted(
-            ((_lit_explained(small, self._small[n][int(f)], use), n, f) for _, n, f in rivals), reverse=True
+            ((_lit_share(small, self._small[n][int(f)], use), n, f) for _, n, f in rivals), reverse=True
         )
         (best, name, flip), (second, other, other_flip) = scored[0], scored[1]
         if best < LIT_FACE or best - second < LIT_MARGIN:

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from vision.light import fit_light
 from vision.synthetic.scene import PAWN_COLORS
 
 # Player colours (BGR) of the default pawns: the renderer's, as its art is the default deck.
@@ -669,39 +670,13 @@ class _Light:
         u, v = cls(np.zeros((3, n_terms)), centre, scale).axes((x0, y0), seen.shape[:2], 1.0)
         u, v = u[at % (x1 - x0)].astype(np.float64), v[at // (x1 - x0)].astype(np.float64)
         s = seen.reshape(-1, 3)[at].astype(np.float64)
-        # One design for the three channels: the art's B G R, then the wash's terms; channel c
-        # uses the art's c and the terms (7 of the 9 columns).
-        d = np.stack(
-            [*warped.reshape(-1, 3)[at].astype(np.float64).T, np.ones_like(u), u, v, u * u, v * v, u * v], 1
-        )
-        ridge = 1e-6 * np.eye(n_terms)
-        fit = np.ones(len(s), bool)
-        coef = np.zeros((3, n_terms))
-        for i in range(LIT_ROUNDS):
-            if fit.sum() < 2 * n_terms:
-                return None
-            df = d[fit]
-            normal, rhs = df.T @ df, df.T @ s[fit]
-            scale_n = np.trace(normal) / len(normal) + 1.0
-            coef = np.linalg.solve(
-                normal[_LIT_COLS[:, :, None], _LIT_COLS[:, None, :]] + ridge * scale_n,
-                rhs[_LIT_COLS, np.arange(3)[:, None]][..., None],
-            )[..., 0]
-            for c in np.flatnonzero(coef[:, 0] < 0):  # light adds no negative of the art
-                coef[c] = 0.0
-                coef[c, 1:] = np.linalg.solve(normal[3:, 3:] + ridge[1:, 1:] * scale_n, rhs[3:, c])
-            pred = d[:, :3] * coef[:, 0] + d[:, 3:] @ coef[:, 1:].T
-            err = np.sqrt(((s - np.clip(pred, 0, 255)) ** 2).sum(axis=1))
-            if i == 0:
-                k = int(LIT_START * (len(err) - 1))
-                fit = err <= np.partition(err, k)[k]
-            else:
-                fit = err <= LIT_TOL
+        art_at = warped.reshape(-1, 3)[at]
+        wash = np.stack([np.ones_like(u), u, v, u * u, v * v, u * v], 1)
+        fit = fit_light(s, art_at, wash, LIT_TOL, LIT_START, LIT_ROUNDS, clip=True)
+        if fit is None:
+            return None
+        coef = fit[0]
         return cls(coef, centre, scale)
-
-
-# The columns of `_Light.fit`'s design each channel uses: the art's own channel, the wash's terms.
-_LIT_COLS = np.array([[c, 3, 4, 5, 6, 7, 8] for c in range(3)])
 
 
 def _classes(
