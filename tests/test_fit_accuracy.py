@@ -51,6 +51,10 @@ def _corner_errors_mm(cond: str, seed: int, card: int) -> np.ndarray:
         # A face-down card whose sides lie on its shadow's far flank: a weakly supported card-sized
         # guess moved from such a fit must not stand in for the card's own clean fit.
         ("random", 2000014, 3, "a poorly supported guess"),
+        # A grey back on white whose rim merges into its shadow's penumbra: one soft ramp, which a
+        # card | band | table fit with a band darker than both (no dip in the profile) moved 1 mm
+        # into the card on two sides; the fit, 86.8 mm long, was then no card at all.
+        ("white_on_white", 1061251, 12, "an edge merging into its shadow"),
     ],
 )
 def test_card_fitted_to_its_own_edges(cond: str, seed: int, card: int, what: str) -> None:

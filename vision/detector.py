@@ -575,19 +575,26 @@ class CardDetector:
         lp = 0 if e[0] + e[2] >= e[1] + e[3] else 1  # sides lp, lp + 2 are the long ones
         # Moving the long sides out widens the card; moving the short ones lengthens it.
         deficits = ((lp, cs - (e[1 - lp] + e[3 - lp]) / 2, cs), (1 - lp, cl - (e[lp] + e[lp + 2]) / 2, cl))
-        options: list[list[tuple[int, float]]] = []
+        framed = _on_printed_frame(image, c)
+        b = self.settings.border_mm
+        options: list[list[tuple[tuple[int, float], ...]]] = []  # per axis: (side, mm outward) moves
         for k, d, size in deficits:
             if abs(d) > 0.15 * size:
                 return []  # too far off the card's size to be one side's mistake
-            options.append([(k, d), (k + 2, d)] if abs(d) > 0.02 * size else [(k, 0.0)])
+            opts = [((k, d),), ((k + 2, d),)] if abs(d) > 0.02 * size else [((k, 0.0),)]
+            # A side on the inner edge of the card's rim while its opposite side lies as far
+            # beyond the card (a neighbour's edge, a shadow's) spans the card's size on that axis
+            # too: the card is the fit moved out across its rim there.
+            opts += [((j, b), ((j + 2) % 4, d - b)) for j in (k, k + 2) if framed[j]]
+            options.append(opts)
         if len(options[0]) == len(options[1]) == 1:
             return []
         mm_per_px = float(np.mean(self.table.mm_per_px(c)))
         quads = []
         for a in options[0]:
-            for b in options[1]:
+            for bb in options[1]:
                 margin = np.zeros(4)
-                for side, d in (a, b):
+                for side, d in a + bb:
                     margin[side] = d / mm_per_px
                 quads.append(_offset_quad(c, margin))
         if not all(q is None or in_view(q) for q in quads):
@@ -1597,6 +1604,16 @@ def _card_around(c: np.ndarray, c_mm: np.ndarray, short: float, long: float) -> 
     except cv2.error:
         return None
     return cv2.perspectiveTransform(rect.reshape(-1, 1, 2), h).reshape(4, 2)
+
+
+def _on_printed_frame(image: np.ndarray, q: np.ndarray, unlike: float = 40.0) -> list[bool]:
+    """Per side of the quad q (px), whether it keeps to a frame printed inside the card: a card's
+    rim or border is one colour all round, so a side with another colour just inside it than
+    some other side has, and that side's inside colour just beyond it, lies inside the rim."""
+    inside, outside = _outline_colours(image, q, _side_lengths(q)[0])
+    apart = np.linalg.norm(inside[:, None] - inside[None], axis=2)  # k, j
+    beyond = np.linalg.norm(outside[:, None] - inside[None], axis=2)  # k's outside to j's inside
+    return np.logical_or.reduce((apart > unlike) & (beyond < 0.25 * apart), axis=1).tolist()
 
 
 def _rectified_aspect(q: np.ndarray, shape: tuple[int, ...]) -> float:
