@@ -25,6 +25,9 @@ from vision.table import TableMap
 WORK_LONG_SIDE = 960  # candidate maps are computed on a copy this size (long side, px)
 # The table's brightness across a frame and in a card's own shadow, relative to its typical colour.
 SHADE_RANGE = (0.3, 1.4)
+# Most a calibrated fit may exceed the card's size on an axis (fraction) for its shadowed sides
+# to be moved in by the excess: a penumbra's width on both sides, not a side on another line.
+SHADOW_EXCESS = 0.025
 TYPICAL_FOCAL = 0.8  # a phone's or webcam's focal length, in units of the frame's long side
 
 
@@ -503,6 +506,7 @@ class CardDetector:
                 # on a cleaner line where the card's own edge is faint.)
                 ok = False
             if ok:
+                c, corners_mm = self._clear_of_shadows(c, corners_mm, fit)
                 sigma_mm = self.table.sigma_mm(c, fit.sigma_px)
             else:
                 corners_mm = None
@@ -552,6 +556,40 @@ class CardDetector:
                     got = [g for g in got if g.framed or self._card_shaped(g.corners_px, image.shape, False)]
                 out.extend(got)
         return out
+
+    def _clear_of_shadows(
+        self, c: np.ndarray, c_mm: np.ndarray, fit: QuadFit
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """A calibrated fit `c` (px; `c_mm` on the table) with its shadowed sides moved in by what
+        the fit exceeds the card's size: where a card is not clearly lighter than the table and
+        its edge merges into its shadow's penumbra, the steepest change lies outside the card by
+        up to the penumbra's width (0.2-1 mm on rendered white tables) and never inside it, so the
+        card's known size tells how far. The excess on an axis is shared by its shadowed sides;
+        more than a penumbra's worth is some other error, left to the size checks."""
+        sides = fit.sides
+        if not any(sd.shadowed for sd in sides):
+            return c, c_mm
+        cs, cl = sorted(self.settings.card_size_mm)
+        e = np.linalg.norm(np.roll(c_mm, -1, axis=0) - c_mm, axis=1)  # side i: corner i to i + 1
+        lp = 0 if e[0] + e[2] >= e[1] + e[3] else 1  # sides lp, lp + 2 are the long ones
+        margin = np.zeros(4)
+        # The long sides bound the card's width (the short size), the short ones its length.
+        for k, size, nominal in (
+            (lp, (e[1 - lp] + e[3 - lp]) / 2, cs),
+            (1 - lp, (e[lp] + e[lp + 2]) / 2, cl),
+        ):
+            excess = size - nominal
+            shadowed = [j for j in (k, k + 2) if sides[j].shadowed]
+            if shadowed and 0 < excess <= SHADOW_EXCESS * nominal:
+                for j in shadowed:
+                    margin[j] = -excess / len(shadowed)
+        if not margin.any():
+            return c, c_mm
+        mm_per_px = float(np.mean(self.table.mm_per_px(c)))
+        moved = _offset_quad(c, margin / mm_per_px)
+        if moved is None:
+            return c, c_mm
+        return moved, self.table.to_mm(moved)
 
     def _grow_sides(self, image: np.ndarray, c: np.ndarray, c_mm: np.ndarray) -> list[CardCandidate]:
         """Card-sized fits around a calibrated fit `c` (px; `c_mm` on the table) that is off the

@@ -48,6 +48,9 @@ class SideFit:
     support: float  # fraction of samples that found this edge
     length_px: float  # extent of the inliers along the line
     contrast: float  # median edge strength (grey levels per pixel)
+    # The card is not clearly lighter than what lies beyond, where its edge can merge into its
+    # shadow's penumbra: the line may lie up to a penumbra's width outside the card, not inside.
+    shadowed: bool = False
 
 
 @dataclass(frozen=True)
@@ -610,7 +613,7 @@ def refine_quad(img: np.ndarray, quad: np.ndarray, reach: float, passes: int = 2
         fit = _fit_sides(img, q, reach if it == 0 else 4.0, first=it == 0, last=it == passes - 1)
         if fit is None:
             return None
-        lines, strength, ns = fit
+        lines, strength, ns, shadowed = fit
         new_q = _intersections(lines)
         if new_q is None:
             return None
@@ -618,7 +621,7 @@ def refine_quad(img: np.ndarray, quad: np.ndarray, reach: float, passes: int = 2
         if np.maximum.reduce(np.add.reduce((new_q - q) ** 2, axis=1)) > (2.5 * reach + 3) ** 2:
             return None
         q = new_q
-    return _quad_fit(q, lines, strength, ns, off)
+    return _quad_fit(q, lines, strength, ns, off, shadowed)
 
 
 def _fit_sides(
@@ -659,6 +662,8 @@ def _fit_sides(
     if not np.logical_and.reduce(lines.ok):
         return None
     strength = e.strength
+    shadowed = np.zeros(len(ns), bool)
+    rimmed = np.zeros(len(ns), bool)
     if last:
         # The edge found gets brighter outward. If a thin dark line runs just inside it (the
         # card's shadow or cut edge on a brighter table), the card ends at that line's inner
@@ -671,6 +676,7 @@ def _fit_sides(
             )
             if np.logical_or.reduce(has):
                 rh = np.flatnonzero(has)
+                rimmed[r[rh]] = True
                 lines = lines.replaced(r[rh], rim, rh)
                 strength = strength.astype(np.float64)
                 strength[r[rh]] = er.strength[rh]
@@ -683,16 +689,19 @@ def _fit_sides(
             shift = _own_edge_shifts(
                 img, lines.rows(r), out[r], p0[r], p1[r], e.polarity[r], ns[r], width, px_per_mm
             )
+            shadowed[r] = ~rimmed[r]
             if np.logical_or.reduce(shift != 0):
                 full = np.zeros(len(ns))
                 full[r] = shift
                 lines = lines.shifted(full, out)
     if first and np.add.reduce(np.add.reduce(lines.keep, axis=1) / ns) / len(ns) < 0.45:
         return None  # mostly not an edge: give up before the fine pass
-    return lines, strength, ns
+    return lines, strength, ns, shadowed
 
 
-def _quad_fit(q: np.ndarray, lines: _Lines, strength: np.ndarray, ns: np.ndarray, off: np.ndarray) -> QuadFit:
+def _quad_fit(
+    q: np.ndarray, lines: _Lines, strength: np.ndarray, ns: np.ndarray, off: np.ndarray, shadowed: np.ndarray
+) -> QuadFit:
     """The result in image pixels: corners, their sigmas and each side's fit."""
     keep = lines.keep
     n_inliers = np.add.reduce(keep, axis=1)
@@ -703,9 +712,16 @@ def _quad_fit(q: np.ndarray, lines: _Lines, strength: np.ndarray, ns: np.ndarray
     contrast = _masked_median(strength, keep)
     c, d = lines.c + off, lines.d.copy()
     sides = tuple(
-        SideFit(pt, dd, res, n, n / m, span, con)
-        for pt, dd, res, n, m, span, con in zip(
-            c, d, rms.tolist(), n_inliers.tolist(), ns.tolist(), length.tolist(), contrast.tolist()
+        SideFit(pt, dd, res, n, n / m, span, con, sh)
+        for pt, dd, res, n, m, span, con, sh in zip(
+            c,
+            d,
+            rms.tolist(),
+            n_inliers.tolist(),
+            ns.tolist(),
+            length.tolist(),
+            contrast.tolist(),
+            shadowed.tolist(),
         )
     )
     q = q + off
