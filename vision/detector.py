@@ -555,7 +555,53 @@ class CardDetector:
                     # shape (a tilted camera, a cropped photo): the frame vouches for its shape.
                     got = [g for g in got if g.framed or self._card_shaped(g.corners_px, image.shape, False)]
                 out.extend(got)
+        if self.table is not None and (grow or sides):
+            out = [self._across_rim(image, g) or g for g in out]
         return out
+
+    def _across_rim(self, image: np.ndarray, g: CardCandidate) -> CardCandidate | None:
+        """The card of a calibrated fit `g` that has one side on the inner edge of the card's rim
+        and the opposite side as far beyond the card (a neighbour's edge, the gap's far flank):
+        such a fit spans the card's size but lies a rim's width along from it. A card's rim or
+        border is one colour all round, so such a side shows another colour just inside it than
+        the others and their rim's colour just beyond it. The fit moved out across the rim there
+        (and in on the opposite side) counts only at the card's size, well supported, and with
+        a more even colour just outside it all round (one table) than `g`."""
+        if g.corners_mm is None or not self._within_size(g.corners_mm):
+            return None
+        c, c_mm = g.corners_px, g.corners_mm
+        framed = _on_printed_frame(image, c)
+        if not any(framed):
+            return None
+        cs, cl = sorted(self.settings.card_size_mm)
+        e = np.linalg.norm(np.roll(c_mm, -1, axis=0) - c_mm, axis=1)  # side i: corner i to i + 1
+        lp = 0 if e[0] + e[2] >= e[1] + e[3] else 1  # sides lp, lp + 2 are the long ones
+        deficit = {lp: cs - (e[1 - lp] + e[3 - lp]) / 2, 1 - lp: cl - (e[lp] + e[lp + 2]) / 2}
+        mm_per_px = float(np.mean(self.table.mm_per_px(c)))
+        b = self.settings.border_mm
+        spread = _outside_spread(image, c)
+        best, best_spread = None, spread
+        for j in np.flatnonzero(framed).tolist():
+            margin = np.zeros(4)
+            margin[j], margin[(j + 2) % 4] = b, deficit[j % 2] - b
+            q = _offset_quad(c, margin / mm_per_px)
+            if q is None:
+                continue
+            for m in self._refine(image, q, reach=3.0, grow=0):
+                if self._full_size(m) and m.score >= self.settings.mean_support:
+                    sp = _outside_spread(image, m.corners_px)
+                    if sp < best_spread:
+                        best, best_spread = m, sp
+        return best
+
+    def _within_size(self, corners_mm: np.ndarray) -> bool:
+        """Both sides of a calibrated fit within the size tolerance of the card's."""
+        ms, ml = _side_lengths(corners_mm)
+        cs, cl = sorted(self.settings.card_size_mm)
+        return (
+            abs(ms / cs - 1) <= self.settings.size_tolerance
+            and abs(ml / cl - 1) <= self.settings.size_tolerance
+        )
 
     def _clear_of_shadows(
         self, c: np.ndarray, c_mm: np.ndarray, fit: QuadFit
@@ -574,13 +620,13 @@ class CardDetector:
         lp = 0 if e[0] + e[2] >= e[1] + e[3] else 1  # sides lp, lp + 2 are the long ones
         margin = np.zeros(4)
         # The long sides bound the card's width (the short size), the short ones its length.
-        for k, size, nominal in (
-            (lp, (e[1 - lp] + e[3 - lp]) / 2, cs),
-            (1 - lp, (e[lp] + e[lp + 2]) / 2, cl),
-        ):
+        axes = ((lp, (e[1 - lp] + e[3 - lp]) / 2, cs), (1 - lp, (e[lp] + e[lp + 2]) / 2, cl))
+        if any(size <= nominal for _, size, nominal in axes):
+            return c, c_mm  # a card merging into its shadows all round is larger both ways
+        for k, size, nominal in axes:
             excess = size - nominal
             shadowed = [j for j in (k, k + 2) if sides[j].shadowed]
-            if shadowed and 0 < excess <= SHADOW_EXCESS * nominal:
+            if shadowed and excess <= SHADOW_EXCESS * nominal:
                 for j in shadowed:
                     margin[j] = -excess / len(shadowed)
         if not margin.any():
@@ -613,26 +659,19 @@ class CardDetector:
         lp = 0 if e[0] + e[2] >= e[1] + e[3] else 1  # sides lp, lp + 2 are the long ones
         # Moving the long sides out widens the card; moving the short ones lengthens it.
         deficits = ((lp, cs - (e[1 - lp] + e[3 - lp]) / 2, cs), (1 - lp, cl - (e[lp] + e[lp + 2]) / 2, cl))
-        framed = _on_printed_frame(image, c)
-        b = self.settings.border_mm
-        options: list[list[tuple[tuple[int, float], ...]]] = []  # per axis: (side, mm outward) moves
+        options: list[list[tuple[int, float]]] = []
         for k, d, size in deficits:
             if abs(d) > 0.15 * size:
                 return []  # too far off the card's size to be one side's mistake
-            opts = [((k, d),), ((k + 2, d),)] if abs(d) > 0.02 * size else [((k, 0.0),)]
-            # A side on the inner edge of the card's rim while its opposite side lies as far
-            # beyond the card (a neighbour's edge, a shadow's) spans the card's size on that axis
-            # too: the card is the fit moved out across its rim there.
-            opts += [((j, b), ((j + 2) % 4, d - b)) for j in (k, k + 2) if framed[j]]
-            options.append(opts)
+            options.append([(k, d), (k + 2, d)] if abs(d) > 0.02 * size else [(k, 0.0)])
         if len(options[0]) == len(options[1]) == 1:
             return []
         mm_per_px = float(np.mean(self.table.mm_per_px(c)))
         quads = []
         for a in options[0]:
-            for bb in options[1]:
+            for b in options[1]:
                 margin = np.zeros(4)
-                for side, d in a + bb:
+                for side, d in (a, b):
                     margin[side] = d / mm_per_px
                 quads.append(_offset_quad(c, margin))
         if not all(q is None or in_view(q) for q in quads):
@@ -1647,11 +1686,12 @@ def _card_around(c: np.ndarray, c_mm: np.ndarray, short: float, long: float) -> 
 def _on_printed_frame(image: np.ndarray, q: np.ndarray, unlike: float = 40.0) -> list[bool]:
     """Per side of the quad q (px), whether it keeps to a frame printed inside the card: a card's
     rim or border is one colour all round, so a side with another colour just inside it than
-    some other side has, and that side's inside colour just beyond it, lies inside the rim."""
+    most other sides have, and such a side's inside colour just beyond it, lies inside the rim."""
     inside, outside = _outline_colours(image, q, _side_lengths(q)[0])
-    apart = np.linalg.norm(inside[:, None] - inside[None], axis=2)  # k, j
+    apart = np.linalg.norm(inside[:, None] - inside[None], axis=2) > unlike  # k, j
     beyond = np.linalg.norm(outside[:, None] - inside[None], axis=2)  # k's outside to j's inside
-    return np.logical_or.reduce((apart > unlike) & (beyond < 0.25 * apart), axis=1).tolist()
+    close = beyond < 0.15 * np.linalg.norm(inside[:, None] - inside[None], axis=2)
+    return (np.logical_or.reduce(apart & close, axis=1) & (np.add.reduce(apart, axis=1) >= 2)).tolist()
 
 
 def _rectified_aspect(q: np.ndarray, shape: tuple[int, ...]) -> float:

@@ -405,7 +405,7 @@ def _rim_inner_flanks(img, lines: _Lines, out, p0, p1, pol, ns, width, contrast)
 # explains the profile much better than one step does. A band much narrower than the blur
 # cannot be told from a shifted step at all; that case keeps its bias (a fraction of a pixel).
 MAX_SHADOW = 0.6  # darkest shadow, relative to the table
-MIN_BAND_DIP = 3.0  # grey levels a band darker (lighter) than both its sides must show, like a step
+MIN_BAND_DIP = 1.5  # how far (grey levels) a band darker (lighter) than both its sides must dip there
 LIGHTER_CARD = 0.15  # a card lighter than the table by more than this has an edge no shadow hides
 MODEL_SAMPLES = 42  # profile samples across the edge
 MODEL_INSIDE = 17  # of them inside the fitted line: ~2.2 mm, short of a card's printed border
@@ -504,7 +504,10 @@ def _own_edge_shifts(img, lines: _Lines, out, p0, p1, pol, ns, width, px_per_mm:
     # soft ramp (a grey back whose edge merges into its shadow's penumbra) and e means nothing.
     b, cc = theta[:, 1], theta[:, 2]
     near = np.where(b < 0, np.minimum(0, b + cc), np.maximum(0, b + cc)) + theta[:, 0]  # card or table
-    dip = np.where(b < 0, near - y[r].min(axis=1), y[r].max(axis=1) - near)
+    at = x[None, :] - e
+    band = (at >= -0.5) & (at <= w + 0.5)  # the samples within the band
+    flip = np.where(b < 0, 1.0, -1.0)[:, None]
+    dip = flip[:, 0] * near - np.where(band, flip * y[r], np.inf).min(axis=1)
     ok = (
         ((b * cc > 0) | (dip >= MIN_BAND_DIP))
         & (v_band < v_far)
