@@ -500,14 +500,13 @@ def _own_edge_shifts(img, lines: _Lines, out, p0, p1, pol, ns, width, px_per_mm:
     )[..., 0]
     v_band, v_far = gl[:, 0] + gl[:, 1], gl[:, 0] + gl[:, 1] + gl[:, 2]
     # Steps of opposite signs make a band darker (or lighter) than both the card and the table:
-    # the profile must then dip (or peak) there. Without one, the two steps only shape a single
-    # soft ramp (a grey back whose edge merges into its shadow's penumbra) and e means nothing.
+    # the fitted profile must then dip (or peak) there. Without one, the two steps only shape a
+    # single soft ramp (a grey back whose edge merges into its shadow's penumbra), and where
+    # they put the card's edge means nothing.
     b, cc = theta[:, 1], theta[:, 2]
     near = np.where(b < 0, np.minimum(0, b + cc), np.maximum(0, b + cc)) + theta[:, 0]  # card or table
-    at = x[None, :] - e
-    band = (at >= -0.5) & (at <= w + 0.5)  # the samples within the band
-    flip = np.where(b < 0, 1.0, -1.0)[:, None]
-    dip = flip[:, 0] * near - np.where(band, flip * y[r], np.inf).min(axis=1)
+    fitted = theta[:, 0:1] + b[:, None] * basis[:, :, 1] + cc[:, None] * basis[:, :, 2]  # the model's profile
+    dip = np.where(b < 0, near - fitted.min(axis=1), fitted.max(axis=1) - near)
     ok = (
         ((b * cc > 0) | (dip >= MIN_BAND_DIP))
         & (v_band < v_far)
