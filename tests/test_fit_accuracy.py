@@ -11,6 +11,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
+import shapely
 
 from bench.vision import POSE
 from vision.detector import CardDetector
@@ -51,6 +52,15 @@ def _corner_errors_mm(cond: str, seed: int, card: int) -> np.ndarray:
         # A face-down card whose sides lie on its shadow's far flank: a weakly supported card-sized
         # guess moved from such a fit must not stand in for the card's own clean fit.
         ("random", 2000014, 3, "a poorly supported guess"),
+        # A grey back on white whose rim merges into its shadow's penumbra: one soft ramp, which a
+        # card | band | table fit with a band darker than both (no dip in the profile) moved 1 mm
+        # into the card on two sides; the fit, 86.8 mm long, was then no card at all.
+        ("white_on_white", 1061251, 12, "an edge merging into its shadow"),
+        # Two touching backs on a dark cloth, read from the blob they make: one short side on the
+        # inner edge of the card's white rim, the other as far beyond on the neighbour's rim, so
+        # the fit had the card's size 4-5 mm along from it; the rim's colour beyond that side
+        # shows it lies inside the card.
+        ("dark_cloth", 2000043, 11, "moved along by a rim's width"),
     ],
 )
 def test_card_fitted_to_its_own_edges(cond: str, seed: int, card: int, what: str) -> None:
@@ -58,3 +68,22 @@ def test_card_fitted_to_its_own_edges(cond: str, seed: int, card: int, what: str
     # A side on the wrong line put two corners 3.5-10 mm off; the card's edges are fitted to a
     # few tenths of a mm in this view (bench corner RMS ~0.4 mm).
     assert e.max() < 1.5, f"{what}: corner errors {np.round(e, 2)} mm"
+
+
+def test_gap_between_grey_backs_on_white() -> None:
+    """Two face-down cards with grey rims on a white table, 64 mm apart: their edges merge into
+    their shadows' penumbrae, and fitted 0.2-1 mm outside the cards on every side the gap came
+    out 62.6 mm - a reach verdict the wrong way. The cards' known size puts the sides back."""
+    cv2.setNumThreads(1)
+    seed = 1072371
+    frame = Renderer(CAM, random_conditions(seed)).render(random_scene(seed), seed)
+    truth = {c["id"]: np.array(c["corners_mm"]) for c in frame.truth["cards"]}
+    found = [c.corners_mm for c in CardDetector(table=TABLE).detect(frame.image)]
+
+    def nearest(t: np.ndarray) -> np.ndarray:
+        return min(found, key=lambda f: np.linalg.norm(f.mean(axis=0) - t.mean(axis=0)))
+
+    true_gap = shapely.distance(shapely.Polygon(truth[4]), shapely.Polygon(truth[5]))
+    gap = shapely.distance(shapely.Polygon(nearest(truth[4])), shapely.Polygon(nearest(truth[5])))
+    assert true_gap > 63.5
+    assert abs(gap - true_gap) < 0.8, f"gap {gap:.2f} mm, truly {true_gap:.2f} mm"

@@ -25,6 +25,9 @@ from vision.table import TableMap
 WORK_LONG_SIDE = 960  # candidate maps are computed on a copy this size (long side, px)
 # The table's brightness across a frame and in a card's own shadow, relative to its typical colour.
 SHADE_RANGE = (0.3, 1.4)
+# Most a calibrated fit may exceed the card's size on an axis (fraction) for its shadowed sides
+# to be moved in by the excess: a penumbra's width on both sides, not a side on another line.
+SHADOW_EXCESS = 0.025
 TYPICAL_FOCAL = 0.8  # a phone's or webcam's focal length, in units of the frame's long side
 
 
@@ -503,6 +506,7 @@ class CardDetector:
                 # on a cleaner line where the card's own edge is faint.)
                 ok = False
             if ok:
+                c, corners_mm = self._clear_of_shadows(c, corners_mm, fit)
                 sigma_mm = self.table.sigma_mm(c, fit.sigma_px)
             else:
                 corners_mm = None
@@ -551,7 +555,87 @@ class CardDetector:
                     # shape (a tilted camera, a cropped photo): the frame vouches for its shape.
                     got = [g for g in got if g.framed or self._card_shaped(g.corners_px, image.shape, False)]
                 out.extend(got)
+        if self.table is not None and (grow or sides):
+            out = [self._across_rim(image, g) or g for g in out]
         return out
+
+    def _across_rim(self, image: np.ndarray, g: CardCandidate) -> CardCandidate | None:
+        """The card of a calibrated fit `g` that has one side on the inner edge of the card's rim
+        and the opposite side as far beyond the card (a neighbour's edge, the gap's far flank):
+        such a fit spans the card's size but lies a rim's width along from it. A card's rim or
+        border is one colour all round, so such a side shows another colour just inside it than
+        the others and their rim's colour just beyond it. The fit moved out across the rim there
+        (and in on the opposite side) counts only at the card's size, well supported, and with
+        a more even colour just outside it all round (one table) than `g`."""
+        if g.corners_mm is None or not self._within_size(g.corners_mm):
+            return None
+        c, c_mm = g.corners_px, g.corners_mm
+        framed = _on_printed_frame(image, c)
+        if not any(framed):
+            return None
+        cs, cl = sorted(self.settings.card_size_mm)
+        e = np.linalg.norm(np.roll(c_mm, -1, axis=0) - c_mm, axis=1)  # side i: corner i to i + 1
+        lp = 0 if e[0] + e[2] >= e[1] + e[3] else 1  # sides lp, lp + 2 are the long ones
+        deficit = {lp: cs - (e[1 - lp] + e[3 - lp]) / 2, 1 - lp: cl - (e[lp] + e[lp + 2]) / 2}
+        mm_per_px = float(np.mean(self.table.mm_per_px(c)))
+        b = self.settings.border_mm
+        spread = _outside_spread(image, c)
+        best, best_spread = None, spread
+        for j in np.flatnonzero(framed).tolist():
+            margin = np.zeros(4)
+            margin[j], margin[(j + 2) % 4] = b, deficit[j % 2] - b
+            q = _offset_quad(c, margin / mm_per_px)
+            if q is None:
+                continue
+            for m in self._refine(image, q, reach=3.0, grow=0):
+                if self._full_size(m) and m.score >= self.settings.mean_support:
+                    sp = _outside_spread(image, m.corners_px)
+                    if sp < best_spread:
+                        best, best_spread = m, sp
+        return best
+
+    def _within_size(self, corners_mm: np.ndarray) -> bool:
+        """Both sides of a calibrated fit within the size tolerance of the card's."""
+        ms, ml = _side_lengths(corners_mm)
+        cs, cl = sorted(self.settings.card_size_mm)
+        return (
+            abs(ms / cs - 1) <= self.settings.size_tolerance
+            and abs(ml / cl - 1) <= self.settings.size_tolerance
+        )
+
+    def _clear_of_shadows(
+        self, c: np.ndarray, c_mm: np.ndarray, fit: QuadFit
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """A calibrated fit `c` (px; `c_mm` on the table) with its shadowed sides moved in by what
+        the fit exceeds the card's size: where a card is not clearly lighter than the table and
+        its edge merges into its shadow's penumbra, the steepest change lies outside the card by
+        up to the penumbra's width (0.2-1 mm on rendered white tables) and never inside it, so the
+        card's known size tells how far. The excess on an axis is shared by its shadowed sides;
+        more than a penumbra's worth is some other error, left to the size checks."""
+        sides = fit.sides
+        if not any(sd.shadowed for sd in sides):
+            return c, c_mm
+        cs, cl = sorted(self.settings.card_size_mm)
+        e = np.linalg.norm(np.roll(c_mm, -1, axis=0) - c_mm, axis=1)  # side i: corner i to i + 1
+        lp = 0 if e[0] + e[2] >= e[1] + e[3] else 1  # sides lp, lp + 2 are the long ones
+        margin = np.zeros(4)
+        # The long sides bound the card's width (the short size), the short ones its length.
+        axes = ((lp, (e[1 - lp] + e[3 - lp]) / 2, cs), (1 - lp, (e[lp] + e[lp + 2]) / 2, cl))
+        if any(size <= nominal for _, size, nominal in axes):
+            return c, c_mm  # a card merging into its shadows all round is larger both ways
+        for k, size, nominal in axes:
+            excess = size - nominal
+            shadowed = [j for j in (k, k + 2) if sides[j].shadowed]
+            if shadowed and excess <= SHADOW_EXCESS * nominal:
+                for j in shadowed:
+                    margin[j] = -excess / len(shadowed)
+        if not margin.any():
+            return c, c_mm
+        mm_per_px = float(np.mean(self.table.mm_per_px(c)))
+        moved = _offset_quad(c, margin / mm_per_px)
+        if moved is None:
+            return c, c_mm
+        return moved, self.table.to_mm(moved)
 
     def _grow_sides(self, image: np.ndarray, c: np.ndarray, c_mm: np.ndarray) -> list[CardCandidate]:
         """Card-sized fits around a calibrated fit `c` (px; `c_mm` on the table) that is off the
@@ -1597,6 +1681,17 @@ def _card_around(c: np.ndarray, c_mm: np.ndarray, short: float, long: float) -> 
     except cv2.error:
         return None
     return cv2.perspectiveTransform(rect.reshape(-1, 1, 2), h).reshape(4, 2)
+
+
+def _on_printed_frame(image: np.ndarray, q: np.ndarray, unlike: float = 40.0) -> list[bool]:
+    """Per side of the quad q (px), whether it keeps to a frame printed inside the card: a card's
+    rim or border is one colour all round, so a side with another colour just inside it than
+    most other sides have, and such a side's inside colour just beyond it, lies inside the rim."""
+    inside, outside = _outline_colours(image, q, _side_lengths(q)[0])
+    apart = np.linalg.norm(inside[:, None] - inside[None], axis=2) > unlike  # k, j
+    beyond = np.linalg.norm(outside[:, None] - inside[None], axis=2)  # k's outside to j's inside
+    close = beyond < 0.15 * np.linalg.norm(inside[:, None] - inside[None], axis=2)
+    return (np.logical_or.reduce(apart & close, axis=1) & (np.add.reduce(apart, axis=1) >= 2)).tolist()
 
 
 def _rectified_aspect(q: np.ndarray, shape: tuple[int, ...]) -> float:

@@ -48,6 +48,9 @@ class SideFit:
     support: float  # fraction of samples that found this edge
     length_px: float  # extent of the inliers along the line
     contrast: float  # median edge strength (grey levels per pixel)
+    # The card is not clearly lighter than what lies beyond, where its edge can merge into its
+    # shadow's penumbra: the line may lie up to a penumbra's width outside the card, not inside.
+    shadowed: bool = False
 
 
 @dataclass(frozen=True)
@@ -402,6 +405,7 @@ def _rim_inner_flanks(img, lines: _Lines, out, p0, p1, pol, ns, width, contrast)
 # explains the profile much better than one step does. A band much narrower than the blur
 # cannot be told from a shifted step at all; that case keeps its bias (a fraction of a pixel).
 MAX_SHADOW = 0.6  # darkest shadow, relative to the table
+MIN_BAND_DIP = 1.5  # how far (grey levels) a band darker (lighter) than both its sides must dip there
 LIGHTER_CARD = 0.15  # a card lighter than the table by more than this has an edge no shadow hides
 MODEL_SAMPLES = 42  # profile samples across the edge
 MODEL_INSIDE = 17  # of them inside the fitted line: ~2.2 mm, short of a card's printed border
@@ -495,8 +499,17 @@ def _own_edge_shifts(img, lines: _Lines, out, p0, p1, pol, ns, width, px_per_mm:
         np.einsum("kmi,km->ki", basis, grey[r])[..., None],
     )[..., 0]
     v_band, v_far = gl[:, 0] + gl[:, 1], gl[:, 0] + gl[:, 1] + gl[:, 2]
+    # Steps of opposite signs make a band darker (or lighter) than both the card and the table:
+    # the fitted profile must then dip (or peak) there. Without one, the two steps only shape a
+    # single soft ramp (a grey back whose edge merges into its shadow's penumbra), and where
+    # they put the card's edge means nothing.
+    b, cc = theta[:, 1], theta[:, 2]
+    near = np.where(b < 0, np.minimum(0, b + cc), np.maximum(0, b + cc)) + theta[:, 0]  # card or table
+    fitted = theta[:, 0:1] + b[:, None] * basis[:, :, 1] + cc[:, None] * basis[:, :, 2]  # the model's profile
+    dip = np.where(b < 0, near - fitted.min(axis=1), fitted.max(axis=1) - near)
     ok = (
-        (v_band < v_far)
+        ((b * cc > 0) | (dip >= MIN_BAND_DIP))
+        & (v_band < v_far)
         & (v_band > (1 - MAX_SHADOW) * v_far)
         & (ssr_fit < 0.5 * one[r])
         & (np.abs(theta[:, 1]) >= 3.0)
@@ -602,7 +615,7 @@ def refine_quad(img: np.ndarray, quad: np.ndarray, reach: float, passes: int = 2
         fit = _fit_sides(img, q, reach if it == 0 else 4.0, first=it == 0, last=it == passes - 1)
         if fit is None:
             return None
-        lines, strength, ns = fit
+        lines, strength, ns, shadowed = fit
         new_q = _intersections(lines)
         if new_q is None:
             return None
@@ -610,7 +623,7 @@ def refine_quad(img: np.ndarray, quad: np.ndarray, reach: float, passes: int = 2
         if np.maximum.reduce(np.add.reduce((new_q - q) ** 2, axis=1)) > (2.5 * reach + 3) ** 2:
             return None
         q = new_q
-    return _quad_fit(q, lines, strength, ns, off)
+    return _quad_fit(q, lines, strength, ns, off, shadowed)
 
 
 def _fit_sides(
@@ -651,6 +664,8 @@ def _fit_sides(
     if not np.logical_and.reduce(lines.ok):
         return None
     strength = e.strength
+    shadowed = np.zeros(len(ns), bool)
+    rimmed = np.zeros(len(ns), bool)
     if last:
         # The edge found gets brighter outward. If a thin dark line runs just inside it (the
         # card's shadow or cut edge on a brighter table), the card ends at that line's inner
@@ -663,6 +678,7 @@ def _fit_sides(
             )
             if np.logical_or.reduce(has):
                 rh = np.flatnonzero(has)
+                rimmed[r[rh]] = True
                 lines = lines.replaced(r[rh], rim, rh)
                 strength = strength.astype(np.float64)
                 strength[r[rh]] = er.strength[rh]
@@ -675,16 +691,19 @@ def _fit_sides(
             shift = _own_edge_shifts(
                 img, lines.rows(r), out[r], p0[r], p1[r], e.polarity[r], ns[r], width, px_per_mm
             )
+            shadowed[r] = ~rimmed[r]
             if np.logical_or.reduce(shift != 0):
                 full = np.zeros(len(ns))
                 full[r] = shift
                 lines = lines.shifted(full, out)
     if first and np.add.reduce(np.add.reduce(lines.keep, axis=1) / ns) / len(ns) < 0.45:
         return None  # mostly not an edge: give up before the fine pass
-    return lines, strength, ns
+    return lines, strength, ns, shadowed
 
 
-def _quad_fit(q: np.ndarray, lines: _Lines, strength: np.ndarray, ns: np.ndarray, off: np.ndarray) -> QuadFit:
+def _quad_fit(
+    q: np.ndarray, lines: _Lines, strength: np.ndarray, ns: np.ndarray, off: np.ndarray, shadowed: np.ndarray
+) -> QuadFit:
     """The result in image pixels: corners, their sigmas and each side's fit."""
     keep = lines.keep
     n_inliers = np.add.reduce(keep, axis=1)
@@ -695,9 +714,16 @@ def _quad_fit(q: np.ndarray, lines: _Lines, strength: np.ndarray, ns: np.ndarray
     contrast = _masked_median(strength, keep)
     c, d = lines.c + off, lines.d.copy()
     sides = tuple(
-        SideFit(pt, dd, res, n, n / m, span, con)
-        for pt, dd, res, n, m, span, con in zip(
-            c, d, rms.tolist(), n_inliers.tolist(), ns.tolist(), length.tolist(), contrast.tolist()
+        SideFit(pt, dd, res, n, n / m, span, con, sh)
+        for pt, dd, res, n, m, span, con, sh in zip(
+            c,
+            d,
+            rms.tolist(),
+            n_inliers.tolist(),
+            ns.tolist(),
+            length.tolist(),
+            contrast.tolist(),
+            shadowed.tolist(),
         )
     )
     q = q + off
