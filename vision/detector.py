@@ -161,15 +161,30 @@ def _follows_hull(cnt: np.ndarray, hull: np.ndarray, near: float = 2.0, share: f
     peri = cv2.arcLength(hull, True)
     if len(cv2.approxPolyDP(hull, 0.05 * peri, True)) != 4:
         return False
+    return _hull_followed(cnt, hull, near) >= share
+
+
+def _hull_followed(
+    cnt: np.ndarray, hull: np.ndarray, near: float, shape: tuple[int, ...] | None = None
+) -> float:
+    """The share of the convex hull's perimeter along which the contour runs within `near` px;
+    with the image's `shape`, of the perimeter off the frame's edge (where an outline cut by the
+    frame has no edge to follow)."""
     x, y, w, h = cv2.boundingRect(hull)
     line = np.zeros((h + 2, w + 2), np.uint8)
     cv2.polylines(line, [cnt - [x - 1, y - 1]], True, 255, 2 * int(near) + 1)
-    p = hull.reshape(-1, 2).astype(np.float64) - [x - 1, y - 1]
+    p = hull.reshape(-1, 2).astype(np.float64)
     d = np.roll(p, -1, axis=0) - p
     n = np.maximum(np.ceil(np.linalg.norm(d, axis=1)).astype(int), 1)
     pts = np.concatenate([p[i] + d[i] * (np.arange(n[i])[:, None] / n[i]) for i in range(len(p))])
-    pts = np.clip(pts.round().astype(int), 0, [w + 1, h + 1])
-    return bool(np.mean(line[pts[:, 1], pts[:, 0]] > 0) >= share)
+    if shape is not None:
+        hh, ww = shape[:2]
+        keep = (pts[:, 0] > 2.5) & (pts[:, 1] > 2.5) & (pts[:, 0] < ww - 3.5) & (pts[:, 1] < hh - 3.5)
+        pts = pts[keep]
+        if len(pts) == 0:
+            return 0.0
+    pts = np.clip((pts - [x - 1, y - 1]).round().astype(int), 0, [w + 1, h + 1])
+    return float(np.mean(line[pts[:, 1], pts[:, 0]] > 0))
 
 
 def _candidate_maps(small: np.ndarray) -> list[tuple[np.ndarray, int]]:
@@ -252,6 +267,10 @@ class CardDetector:
                     # A card showing three corners is a pentagon, two of whose corners are on
                     # the frame's edge: its two sides from there meet at the hidden corner.
                     q = _beyond_pentagon(cnt, small.shape)
+                    if q is None and _hull_followed(cnt, cv2.convexHull(cnt), 2.0, small.shape) >= 0.85:
+                        # A ring (a card's light border, its coloured frame) running off the
+                        # frame: its hull is the card's outline.
+                        q = _beyond_pentagon(cv2.convexHull(cnt), small.shape)
                     if q is not None:
                         cut_quads.append(q * scale + (scale - 1) / 2)
                 quads = _rough_quads(cnt)
