@@ -889,29 +889,50 @@ class CardDetector:
         if len(cards) >= 2:
             around = [_outline_colours(image, c.corners_px, _side_lengths(c.corners_px)[0])[1] for c in cards]
             table = np.median(np.concatenate(around), axis=0)
-        for q in quads:
-            side = _frame_side(q, image.shape, near)
-            three = False
-            if side is None:
-                got = _three_corners_in_view(q, image.shape, near)
-                if got is None:
+        for rough in quads:
+            side = _frame_side(rough, image.shape, near)
+            if side is not None:
+                ways = [(rough, side)]
+            elif _hidden_corner(rough, image.shape, near) is not None:
+                # A card showing three corners may be fitted either way round (see
+                # `_three_corners_in_view`), else as a whole; the first that gives a card is taken.
+                ways = [*_three_corners_in_view(rough, image.shape, near), (rough, None)]
+            else:
+                continue
+            for q, way in ways:
+                if _centre_in_any(q, cards + out):
+                    break
+                short = _side_lengths(q)[0]
+                if any(np.abs(q - d).max() < 0.1 * short for d in done):
                     continue
-                q, side = got[0], (0, *got[1:])
-                three = True
-            ctr = q.mean(axis=0)
-            if any(
-                cv2.pointPolygonTest(c.corners_px.astype(np.float32), (float(ctr[0]), float(ctr[1])), False)
-                > 0
-                for c in cards + out
-            ):
+                done.append(q)
+                if way is None:
+                    got = self._three_corners_fitted(image, q, scale)
+                else:
+                    got = self._fit_cut(
+                        image, q, *way, reach=2.5 * scale + 2.5, table=table, corner_in_view=side is None
+                    )
+                out.extend(got)
+                if got:
+                    break
+        return out
+
+    def _three_corners_fitted(self, image: np.ndarray, q: np.ndarray, scale: float) -> list[CardCandidate]:
+        """The card of a rough quad (full-size px) with one corner beyond the frame's edge, fitted
+        as a whole: its two sides to the hidden corner show long enough stretches to fit (the
+        line past the third corner would run far over the table, see `_three_corners_in_view`).
+        Beyond the frame a side shows no edge; its support is counted over the part in view."""
+        h, w = image.shape[:2]
+        frame = np.array([[-0.5, -0.5], [w - 0.5, -0.5], [w - 0.5, h - 0.5], [-0.5, h - 0.5]], np.float32)
+        out = []
+        for c in self._refine(image, q, reach=2.5 * scale + 2.5):
+            if c.corners_mm is None or not self._full_size(c):
                 continue
-            short = _side_lengths(q)[0]
-            if any(np.abs(q - d).max() < 0.1 * short for d in done):
-                continue
-            done.append(q)
-            out.extend(
-                self._fit_cut(image, q, *side, reach=2.5 * scale + 2.5, table=table, corner_in_view=three)
-            )
+            # Still a card showing three corners, and mostly in view (else too little is seen).
+            inter, _ = cv2.intersectConvexConvex(c.corners_px.astype(np.float32), frame)
+            seen = inter >= 0.5 * abs(_poly_area(c.corners_px))
+            if seen and _hidden_corner(c.corners_px, image.shape, 1.0) is not None:
+                out.append(c)
         return out
 
     def _fit_cut(
@@ -1420,6 +1441,13 @@ class CardDetector:
         return res
 
 
+def _centre_in_any(q: np.ndarray, cards: list[CardCandidate]) -> bool:
+    """Whether the centre of the quad q (px) lies inside any of the cards."""
+    ctr = q.mean(axis=0)
+    pt = (float(ctr[0]), float(ctr[1]))
+    return any(cv2.pointPolygonTest(c.corners_px.astype(np.float32), pt, False) > 0 for c in cards)
+
+
 def _blobs_under(blobs: list[np.ndarray], corners_px: np.ndarray, scale: float) -> set[int]:
     """Indices of the blobs (work px) whose bounding box holds the centre of the quad (full px)."""
     cx, cy = (corners_px.mean(axis=0) - (scale - 1) / 2) / scale
@@ -1445,37 +1473,48 @@ def _frame_side(q: np.ndarray, shape: tuple[int, ...], near: float) -> tuple[int
     return side
 
 
-def _three_corners_in_view(
-    q: np.ndarray, shape: tuple[int, ...], near: float
-) -> tuple[np.ndarray, int, float] | None:
-    """For a rough quad (full-size px) of a card with one corner beyond one edge of the frame and
-    three in view: (quad, axis, coordinate) of the part of it to fit as a card cut by that edge,
-    corners [on the edge, on the edge, v, a] with v the corner opposite the hidden one. Its sides
-    are the frame's edge, the line of the card's edge v-b (b the third corner in view) up to the
-    frame's edge, the card's edge v-a, and the edge from a towards the hidden corner, which runs
-    off the frame. Of the two ways round whose line past b reaches the frame's edge soon (most
-    of that side is the card's edge, the rest is table), the one that shows more of the side
-    from a; None when there is none, or the quad is no such quad."""
+def _hidden_corner(q: np.ndarray, shape: tuple[int, ...], near: float) -> tuple[int, int, float] | None:
+    """For a quad (full-size px) with three corners in view and one more than `near` px beyond
+    one edge of the frame (not beyond a corner of it): (that corner's index, the edge's axis,
+    its coordinate); else None."""
     h, w = shape[:2]
     lo, hi = (-0.5, -0.5), (w - 0.5, h - 0.5)
-    pts = _points(q)
     # The corners in view may be close to the frame's edge (a blob's outline keeps off it).
-    inside = [all(lo[x] + 1.0 < p[x] < hi[x] - 1.0 for x in (0, 1)) for p in pts]
+    inside = [all(lo[x] + 1.0 < p[x] < hi[x] - 1.0 for x in (0, 1)) for p in _points(q)]
     if sum(inside) != 3:
         return None
     k = inside.index(False)
-    hidden = q[k]
     beyond = [
         (axis, lim)
         for axis in (0, 1)
         for lim, out in ((lo[axis], -1), (hi[axis], 1))
-        if out * (hidden[axis] - lim) > near
+        if out * (q[k, axis] - lim) > near
     ]
     if len(beyond) != 1:
         return None  # beyond a corner of the frame, or hardly out of view
-    axis, lim = beyond[0]
-    v = q[(k + 2) % 4]
-    best = None
+    return k, *beyond[0]
+
+
+def _three_corners_in_view(
+    q: np.ndarray, shape: tuple[int, ...], near: float
+) -> list[tuple[np.ndarray, tuple[int, int, float]]]:
+    """For a rough quad (full-size px) of a card with one corner beyond one edge of the frame and
+    three in view: the ways to fit the part of it in view as a card cut by that edge, each
+    (quad, (0, axis, coordinate)), the quad's corners [on the edge, on the edge, v, a] with v the
+    corner opposite the hidden one. Its sides are the frame's edge, the line of the card's edge
+    v-b (b the third corner in view) up to the frame's edge, the card's edge v-a, and the edge
+    from a towards the hidden corner, which runs off the frame. Either corner next to the hidden
+    one may be b, if the line past it reaches the frame's edge soon (most of that side is the
+    card's edge, the rest is table); the way that shows more of the side from a comes first.
+    None when the quad is no such quad."""
+    got = _hidden_corner(q, shape, near)
+    if got is None:
+        return []
+    k, axis, lim = got
+    h, w = shape[:2]
+    lo, hi = (-0.5, -0.5), (w - 0.5, h - 0.5)
+    hidden, v = q[k], q[(k + 2) % 4]
+    ways = []
     for ia, ib in (((k - 1) % 4, (k + 1) % 4), ((k + 1) % 4, (k - 1) % 4)):
         a, b = q[ia], q[ib]
         d, e = b - v, hidden - a
@@ -1488,9 +1527,8 @@ def _three_corners_in_view(
         if not all(lo[1 - axis] < p[1 - axis] < hi[1 - axis] for p in (gb, ea)):
             continue
         stub = float(np.linalg.norm(ea - a))  # what is in view of the side a - hidden corner
-        if best is None or stub > best[0]:
-            best = (stub, np.array([ea, gb, v, a]))
-    return None if best is None else (best[1], axis, lim)
+        ways.append((stub, np.array([ea, gb, v, a])))
+    return [(way, (0, axis, lim)) for _, way in sorted(ways, key=lambda x: -x[0])]
 
 
 def _beyond_pentagon(cnt: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | None:
