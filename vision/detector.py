@@ -924,10 +924,21 @@ class CardDetector:
         Beyond the frame a side shows no edge; its support is counted over the part in view."""
         h, w = image.shape[:2]
         frame = np.array([[-0.5, -0.5], [w - 0.5, -0.5], [w - 0.5, h - 0.5], [-0.5, h - 0.5]], np.float32)
+        got = [c for c in self._refine(image, q, reach=2.5 * scale + 2.5) if self._full_size(c)]
+        if not got:
+            # As in `_fit_cut`: the clearest outline may be a printed frame inside a light border
+            # whose edge on a light table is faint (a thin coloured frame's two edges rival each
+            # other too): look a border's width further, close.
+            m = self.settings.border_mm / float(np.mean(self.table.mm_per_px(q)))
+            bigger = _offset_quad(q, m)
+            if bigger is not None:
+                got = [
+                    c
+                    for c in self._refine(image, bigger, reach=max(0.35 * m, 2.5), grow=0)
+                    if self._full_size(c)
+                ]
         out = []
-        for c in self._refine(image, q, reach=2.5 * scale + 2.5):
-            if c.corners_mm is None or not self._full_size(c):
-                continue
+        for c in got:
             # Still a card showing three corners, and mostly in view (else too little is seen).
             inter, _ = cv2.intersectConvexConvex(c.corners_px.astype(np.float32), frame)
             seen = inter >= 0.5 * abs(_poly_area(c.corners_px))
