@@ -1517,7 +1517,7 @@ def _three_corners_in_view(
     from a towards the hidden corner, which runs off the frame. Either corner next to the hidden
     one may be b, if the line past it reaches the frame's edge soon (most of that side is the
     card's edge, the rest is table); the way that shows more of the side from a comes first.
-    None when the quad is no such quad."""
+    Empty when neither line does, or the quad is no such quad."""
     got = _hidden_corner(q, shape, near)
     if got is None:
         return []
