@@ -267,12 +267,14 @@ class CardDetector:
                     # A card showing three corners is a pentagon, two of whose corners are on
                     # the frame's edge: its two sides from there meet at the hidden corner.
                     q = _beyond_pentagon(cnt, small.shape)
-                    if q is None and _hull_followed(cnt, cv2.convexHull(cnt), 2.0, small.shape) >= 0.85:
-                        # A ring (a card's light border, its coloured frame) running off the
-                        # frame: its hull is the card's outline.
-                        q = _beyond_pentagon(cv2.convexHull(cnt), small.shape)
                     if q is not None:
                         cut_quads.append(q * scale + (scale - 1) / 2)
+                    elif _hull_followed(cnt, cv2.convexHull(cnt), 2.0, small.shape) >= 0.85:
+                        # A ring (a card's light border, its coloured frame) running off the
+                        # frame: its hull is the card's outline, or a printed frame's.
+                        q = _beyond_pentagon(cv2.convexHull(cnt), small.shape)
+                        if q is not None and self._card_or_frame_sized(q * scale + (scale - 1) / 2):
+                            cut_quads.append(q * scale + (scale - 1) / 2)
                 quads = _rough_quads(cnt)
                 if not quads:
                     unions.append(cnt)
@@ -917,11 +919,20 @@ class CardDetector:
                     break
         return out
 
+    def _card_or_frame_sized(self, q: np.ndarray) -> bool:
+        """Whether the rough quad q (full-size px) measures on the table about a card, or a frame
+        printed on one that `_refine` grows from."""
+        cs, cl = sorted(self.settings.card_size_mm)
+        short, long = _side_lengths(self.table.to_mm(q))
+        return 0.6 * cs < short < 1.15 * cs and 0.6 * cl < long < 1.15 * cl
+
     def _three_corners_fitted(self, image: np.ndarray, q: np.ndarray, scale: float) -> list[CardCandidate]:
         """The card of a rough quad (full-size px) with one corner beyond the frame's edge, fitted
         as a whole: its two sides to the hidden corner show long enough stretches to fit (the
         line past the third corner would run far over the table, see `_three_corners_in_view`).
         Beyond the frame a side shows no edge; its support is counted over the part in view."""
+        if not self._card_or_frame_sized(q):
+            return []
         h, w = image.shape[:2]
         frame = np.array([[-0.5, -0.5], [w - 0.5, -0.5], [w - 0.5, h - 0.5], [-0.5, h - 0.5]], np.float32)
         got = [c for c in self._refine(image, q, reach=2.5 * scale + 2.5) if self._full_size(c)]
