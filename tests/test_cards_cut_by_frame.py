@@ -1,6 +1,7 @@
 """Cards cut by the frame's edge, checked against the renderer's truth (whose corners of a cut
 card lie outside the image): a card showing three corners, a card beside its own shadow on a
-white table, and no card invented from a printed frame near the frame's edge."""
+white table, faces showing three corners whose clearest outline is a printed frame, and no
+card invented from a printed frame near the frame's edge."""
 
 from __future__ import annotations
 
