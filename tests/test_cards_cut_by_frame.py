@@ -1,6 +1,7 @@
 """Cards cut by the frame's edge, checked against the renderer's truth (whose corners of a cut
 card lie outside the image): a card showing three corners, a card beside its own shadow on a
-white table, and no card invented from a printed frame near the frame's edge."""
+white table, faces showing three corners whose clearest outline is a printed frame, and no
+card invented from a printed frame near the frame's edge."""
 
 from __future__ import annotations
 
@@ -136,3 +137,34 @@ def test_a_rough_quad_whose_sides_meet_far_out_of_view_is_no_card():
     q = np.array([[900.0, -40000.0], [1000.0, -40000.0], [1300.0, h - 0.5], [600.0, h - 0.5]])
     table = np.median(image[:40].reshape(-1, 3), axis=0)
     assert CardDetector(table=TABLE)._fit_cut(image, q, 2, 1, h - 0.5, reach=5.0, table=table) == []
+
+
+@pytest.mark.parametrize(
+    ("preset", "seed", "card_id"),
+    [
+        # A face showing three corners, its hidden corner 80 px out: on wood the clearest outline
+        # of the whole card is a ring (its white border, darker frame inside), whose hull is the
+        # card's; on a white table its red frame, whose sides meet the frame's edge soon either
+        # way round (the one showing more of the side to the hidden corner fits worse).
+        ("wood", 2000040, 12),
+        ("white", 2000040, 12),
+        ("white_on_white", 2000040, 12),
+        ("white", 1061246, 6),
+        # Faces whose hidden corner is hardly out of view: both sides to it show a long stretch
+        # and the line past either other corner would run far over the table. Fitted as a
+        # whole: from its green frame, a pawn on it; from its red frame; from its thin orange
+        # frame, whose two edges rival each other (the card's edge is a border's width out).
+        ("white", 1061247, 10),
+        ("white_on_white", 1050354, 1),
+        ("white_on_white", 1050354, 3),
+    ],
+)
+def test_face_showing_three_corners_around_its_printed_frame(preset, seed, card_id):
+    truth, found = _read(preset, random_scene(seed), seed)
+    card = next(c for c in truth["cards"] if c["id"] == card_id)
+    assert _out_of_view(card) == 1
+    assert _worst_corner_px(card, found) < 2.5
+    tp = np.asarray(card["corners_mm"])
+    for d in found:
+        iou = _iou(tp, TABLE.to_mm(d))
+        assert iou < 0.05 or iou > 0.9

@@ -164,15 +164,30 @@ def _follows_hull(cnt: np.ndarray, hull: np.ndarray, near: float = 2.0, share: f
     peri = cv2.arcLength(hull, True)
     if len(cv2.approxPolyDP(hull, 0.05 * peri, True)) != 4:
         return False
+    return _hull_followed(cnt, hull, near) >= share
+
+
+def _hull_followed(
+    cnt: np.ndarray, hull: np.ndarray, near: float, shape: tuple[int, ...] | None = None
+) -> float:
+    """The share of the convex hull's perimeter along which the contour runs within `near` px;
+    with the image's `shape`, of the perimeter off the frame's edge (where an outline cut by the
+    frame has no edge to follow)."""
     x, y, w, h = cv2.boundingRect(hull)
     line = np.zeros((h + 2, w + 2), np.uint8)
     cv2.polylines(line, [cnt - [x - 1, y - 1]], True, 255, 2 * int(near) + 1)
-    p = hull.reshape(-1, 2).astype(np.float64) - [x - 1, y - 1]
+    p = hull.reshape(-1, 2).astype(np.float64)
     d = np.roll(p, -1, axis=0) - p
     n = np.maximum(np.ceil(np.linalg.norm(d, axis=1)).astype(int), 1)
     pts = np.concatenate([p[i] + d[i] * (np.arange(n[i])[:, None] / n[i]) for i in range(len(p))])
-    pts = np.clip(pts.round().astype(int), 0, [w + 1, h + 1])
-    return bool(np.mean(line[pts[:, 1], pts[:, 0]] > 0) >= share)
+    if shape is not None:
+        hh, ww = shape[:2]
+        keep = (pts[:, 0] > 2.5) & (pts[:, 1] > 2.5) & (pts[:, 0] < ww - 3.5) & (pts[:, 1] < hh - 3.5)
+        pts = pts[keep]
+        if len(pts) == 0:
+            return 0.0
+    pts = np.clip((pts - [x - 1, y - 1]).round().astype(int), 0, [w + 1, h + 1])
+    return float(np.mean(line[pts[:, 1], pts[:, 0]] > 0))
 
 
 def _candidate_maps(small: np.ndarray) -> list[tuple[np.ndarray, int]]:
@@ -257,6 +272,12 @@ class CardDetector:
                     q = _beyond_pentagon(cnt, small.shape)
                     if q is not None:
                         cut_quads.append(q * scale + (scale - 1) / 2)
+                    elif _hull_followed(cnt, cv2.convexHull(cnt), 2.0, small.shape) >= 0.85:
+                        # A ring (a card's light border, its coloured frame) running off the
+                        # frame: its hull is the card's outline, or a printed frame's.
+                        q = _beyond_pentagon(cv2.convexHull(cnt), small.shape)
+                        if q is not None and self._card_or_frame_sized(q * scale + (scale - 1) / 2):
+                            cut_quads.append(q * scale + (scale - 1) / 2)
                 quads = _rough_quads(cnt)
                 if not quads:
                     unions.append(cnt)
@@ -954,29 +975,70 @@ class CardDetector:
         if len(cards) >= 2:
             around = [_outline_colours(image, c.corners_px, _side_lengths(c.corners_px)[0])[1] for c in cards]
             table = np.median(np.concatenate(around), axis=0)
-        for q in quads:
-            side = _frame_side(q, image.shape, near)
-            three = False
-            if side is None:
-                got = _three_corners_in_view(q, image.shape, near)
-                if got is None:
+        for rough in quads:
+            side = _frame_side(rough, image.shape, near)
+            if side is not None:
+                ways = [(rough, side)]
+            elif _hidden_corner(rough, image.shape, near) is not None:
+                # A card showing three corners may be fitted either way round (see
+                # `_three_corners_in_view`), else as a whole; the first that gives a card is taken.
+                ways = [*_three_corners_in_view(rough, image.shape, near), (rough, None)]
+            else:
+                continue
+            for q, way in ways:
+                if _centre_in_any(q, cards + out):
+                    break
+                short = _side_lengths(q)[0]
+                if any(np.abs(q - d).max() < 0.1 * short for d in done):
                     continue
-                q, side = got[0], (0, *got[1:])
-                three = True
-            ctr = q.mean(axis=0)
-            if any(
-                cv2.pointPolygonTest(c.corners_px.astype(np.float32), (float(ctr[0]), float(ctr[1])), False)
-                > 0
-                for c in cards + out
-            ):
-                continue
-            short = _side_lengths(q)[0]
-            if any(np.abs(q - d).max() < 0.1 * short for d in done):
-                continue
-            done.append(q)
-            out.extend(
-                self._fit_cut(image, q, *side, reach=2.5 * scale + 2.5, table=table, corner_in_view=three)
-            )
+                done.append(q)
+                if way is None:
+                    got = self._three_corners_fitted(image, q, scale)
+                else:
+                    got = self._fit_cut(
+                        image, q, *way, reach=2.5 * scale + 2.5, table=table, corner_in_view=side is None
+                    )
+                out.extend(got)
+                if got:
+                    break
+        return out
+
+    def _card_or_frame_sized(self, q: np.ndarray) -> bool:
+        """Whether the rough quad q (full-size px) measures on the table about a card, or a frame
+        printed on one that `_refine` grows from."""
+        cs, cl = sorted(self.settings.card_size_mm)
+        short, long = _side_lengths(self.table.to_mm(q))
+        return 0.6 * cs < short < 1.15 * cs and 0.6 * cl < long < 1.15 * cl
+
+    def _three_corners_fitted(self, image: np.ndarray, q: np.ndarray, scale: float) -> list[CardCandidate]:
+        """The card of a rough quad (full-size px) with one corner beyond the frame's edge, fitted
+        as a whole: its two sides to the hidden corner show long enough stretches to fit (the
+        line past the third corner would run far over the table, see `_three_corners_in_view`).
+        Beyond the frame a side shows no edge; its support is counted over the part in view."""
+        if not self._card_or_frame_sized(q):
+            return []
+        h, w = image.shape[:2]
+        frame = np.array([[-0.5, -0.5], [w - 0.5, -0.5], [w - 0.5, h - 0.5], [-0.5, h - 0.5]], np.float32)
+        got = [c for c in self._refine(image, q, reach=2.5 * scale + 2.5) if self._full_size(c)]
+        if not got:
+            # As in `_fit_cut`: the clearest outline may be a printed frame inside a light border
+            # whose edge on a light table is faint (a thin coloured frame's two edges rival each
+            # other too): look a border's width further, close.
+            m = self.settings.border_mm / float(np.mean(self.table.mm_per_px(q)))
+            bigger = _offset_quad(q, m)
+            if bigger is not None:
+                got = [
+                    c
+                    for c in self._refine(image, bigger, reach=max(0.35 * m, 2.5), grow=0)
+                    if self._full_size(c)
+                ]
+        out = []
+        for c in got:
+            # Still a card showing three corners, and mostly in view (else too little is seen).
+            inter, _ = cv2.intersectConvexConvex(c.corners_px.astype(np.float32), frame)
+            seen = inter >= 0.5 * abs(_poly_area(c.corners_px))
+            if seen and _hidden_corner(c.corners_px, image.shape, 1.0) is not None:
+                out.append(c)
         return out
 
     def _fit_cut(
@@ -1485,6 +1547,13 @@ class CardDetector:
         return res
 
 
+def _centre_in_any(q: np.ndarray, cards: list[CardCandidate]) -> bool:
+    """Whether the centre of the quad q (px) lies inside any of the cards."""
+    ctr = q.mean(axis=0)
+    pt = (float(ctr[0]), float(ctr[1]))
+    return any(cv2.pointPolygonTest(c.corners_px.astype(np.float32), pt, False) > 0 for c in cards)
+
+
 def _blobs_under(blobs: list[np.ndarray], corners_px: np.ndarray, scale: float) -> set[int]:
     """Indices of the blobs (work px) whose bounding box holds the centre of the quad (full px)."""
     cx, cy = (corners_px.mean(axis=0) - (scale - 1) / 2) / scale
@@ -1510,37 +1579,48 @@ def _frame_side(q: np.ndarray, shape: tuple[int, ...], near: float) -> tuple[int
     return side
 
 
-def _three_corners_in_view(
-    q: np.ndarray, shape: tuple[int, ...], near: float
-) -> tuple[np.ndarray, int, float] | None:
-    """For a rough quad (full-size px) of a card with one corner beyond one edge of the frame and
-    three in view: (quad, axis, coordinate) of the part of it to fit as a card cut by that edge,
-    corners [on the edge, on the edge, v, a] with v the corner opposite the hidden one. Its sides
-    are the frame's edge, the line of the card's edge v-b (b the third corner in view) up to the
-    frame's edge, the card's edge v-a, and the edge from a towards the hidden corner, which runs
-    off the frame. Of the two ways round whose line past b reaches the frame's edge soon (most
-    of that side is the card's edge, the rest is table), the one that shows more of the side
-    from a; None when there is none, or the quad is no such quad."""
+def _hidden_corner(q: np.ndarray, shape: tuple[int, ...], near: float) -> tuple[int, int, float] | None:
+    """For a quad (full-size px) with three corners in view and one more than `near` px beyond
+    one edge of the frame (not beyond a corner of it): (that corner's index, the edge's axis,
+    its coordinate); else None."""
     h, w = shape[:2]
     lo, hi = (-0.5, -0.5), (w - 0.5, h - 0.5)
-    pts = _points(q)
     # The corners in view may be close to the frame's edge (a blob's outline keeps off it).
-    inside = [all(lo[x] + 1.0 < p[x] < hi[x] - 1.0 for x in (0, 1)) for p in pts]
+    inside = [all(lo[x] + 1.0 < p[x] < hi[x] - 1.0 for x in (0, 1)) for p in _points(q)]
     if sum(inside) != 3:
         return None
     k = inside.index(False)
-    hidden = q[k]
     beyond = [
         (axis, lim)
         for axis in (0, 1)
         for lim, out in ((lo[axis], -1), (hi[axis], 1))
-        if out * (hidden[axis] - lim) > near
+        if out * (q[k, axis] - lim) > near
     ]
     if len(beyond) != 1:
         return None  # beyond a corner of the frame, or hardly out of view
-    axis, lim = beyond[0]
-    v = q[(k + 2) % 4]
-    best = None
+    return k, *beyond[0]
+
+
+def _three_corners_in_view(
+    q: np.ndarray, shape: tuple[int, ...], near: float
+) -> list[tuple[np.ndarray, tuple[int, int, float]]]:
+    """For a rough quad (full-size px) of a card with one corner beyond one edge of the frame and
+    three in view: the ways to fit the part of it in view as a card cut by that edge, each
+    (quad, (0, axis, coordinate)), the quad's corners [on the edge, on the edge, v, a] with v the
+    corner opposite the hidden one. Its sides are the frame's edge, the line of the card's edge
+    v-b (b the third corner in view) up to the frame's edge, the card's edge v-a, and the edge
+    from a towards the hidden corner, which runs off the frame. Either corner next to the hidden
+    one may be b, if the line past it reaches the frame's edge soon (most of that side is the
+    card's edge, the rest is table); the way that shows more of the side from a comes first.
+    Empty when neither line does, or the quad is no such quad."""
+    got = _hidden_corner(q, shape, near)
+    if got is None:
+        return []
+    k, axis, lim = got
+    h, w = shape[:2]
+    lo, hi = (-0.5, -0.5), (w - 0.5, h - 0.5)
+    hidden, v = q[k], q[(k + 2) % 4]
+    ways = []
     for ia, ib in (((k - 1) % 4, (k + 1) % 4), ((k + 1) % 4, (k - 1) % 4)):
         a, b = q[ia], q[ib]
         d, e = b - v, hidden - a
@@ -1553,9 +1633,8 @@ def _three_corners_in_view(
         if not all(lo[1 - axis] < p[1 - axis] < hi[1 - axis] for p in (gb, ea)):
             continue
         stub = float(np.linalg.norm(ea - a))  # what is in view of the side a - hidden corner
-        if best is None or stub > best[0]:
-            best = (stub, np.array([ea, gb, v, a]))
-    return None if best is None else (best[1], axis, lim)
+        ways.append((stub, np.array([ea, gb, v, a])))
+    return [(way, (0, axis, lim)) for _, way in sorted(ways, key=lambda x: -x[0])]
 
 
 def _beyond_pentagon(cnt: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | None:
