@@ -1290,7 +1290,7 @@ class CardDetector:
         out: list[CardCandidate] = []
         tried: list[np.ndarray] = []
 
-        def hypothesis(q: np.ndarray, es: float, reach: float) -> bool:
+        def hypothesis(q: np.ndarray, es: float, reach: float, grow: int) -> bool:
             """Refine the quad q (small px) unless it repeats one or is not a card of this blob;
             False once enough were tried."""
             qf = order_corners(q * scale + (scale - 1) / 2)
@@ -1309,14 +1309,14 @@ class CardDetector:
             if len(tried) > 16:
                 return False
             # A hypothesis a few px off a light-rimmed card's edge may be fitted, looking
-            # closer, to the rim's inner edge on that side: grow it to the card as any
-            # rough quad (one level: no art frame is expected inside a side's card).
-            out.extend(self._refine(image, qf, reach=reach, grow=1, sides=True))
+            # closer, to the rim's inner edge on some side: move such sides out (`_grow_sides`).
+            out.extend(self._refine(image, qf, reach=reach, grow=grow, sides=True))
             return True
 
         for q, es in self._at_corners(cnt, scale, known):
             # Both sides' lines were fitted to the outline: a search as close as a rough quad's.
-            if not hypothesis(q, es, 2.5 * scale + 2.5):
+            # The quad is the card-sized one already, not a printed frame to look around.
+            if not hypothesis(q, es, 2.5 * scale + 2.5, 0):
                 return out
         lengths = np.linalg.norm(np.roll(pts, -1, axis=0) - pts, axis=1)
         for i in np.argsort(-lengths)[:10]:  # the longest straight stretches
@@ -1346,8 +1346,9 @@ class CardDetector:
                 for a, dd in ((p0, d), (p1, -d)):  # the card's corner at either end of the stretch
                     q = np.array([a, a + dd * along, a + dd * along + n * across, a + n * across])
                     # The stretch's ends are the outline's vertices, its direction a few degrees
-                    # off: search wider.
-                    if not hypothesis(q, es, 0.1 * es * scale + 3.0):
+                    # off: search wider, and grow a fit to the card as any rough quad's (one
+                    # level: no art frame is expected inside a side's card).
+                    if not hypothesis(q, es, 0.1 * es * scale + 3.0, 1):
                         return out
         return out
 
@@ -1366,13 +1367,13 @@ class CardDetector:
         runs = _straight_runs(
             cnt, 0.3 * self._expected_card_px(known, cnt.reshape(-1, 2).mean(axis=0) * scale)[0] / scale
         )
+        if len(runs) < 2:
+            return []
         cs, cl = sorted(self.settings.card_size_mm)
         off = (scale - 1) / 2
         out: list[tuple[np.ndarray, float]] = []
         for j in range(len(runs)):
             (a0, a1, pa, ua), (b0, b1, pb, ub) = runs[j], runs[(j + 1) % len(runs)]
-            if len(runs) < 2:
-                break
             es = self._expected_card_px(known, a1 * scale + off)[0] / scale
             if np.linalg.norm(b0 - a1) > 0.3 * es:
                 continue  # something else between the two stretches: no corner of one card
@@ -1389,10 +1390,10 @@ class CardDetector:
             mm = self.table.to_mm(px)
             ea, eb = mm[1] - mm[0], mm[2] - mm[0]
             ea, eb = ea / np.linalg.norm(ea), eb / np.linalg.norm(eb)
-            if (
-                abs(math.degrees(math.asin(np.clip(ea[0] * eb[1] - ea[1] * eb[0], -1, 1))))
-                < 90 - 2 * self.settings.max_skew_deg
-            ):
+            # Square on the table, within twice what a fitted card's corner may be off (these
+            # lines come from the coarse outline of the work copy).
+            square = abs(math.degrees(math.asin(np.clip(ea[0] * eb[1] - ea[1] * eb[0], -1, 1))))
+            if square < 90 - 2 * self.settings.max_skew_deg:
                 continue
             # Square the two directions symmetrically about their bisector.
             bis = (ea + eb) / np.linalg.norm(ea + eb)
