@@ -1310,7 +1310,12 @@ class CardDetector:
                 return False
             # A hypothesis a few px off a light-rimmed card's edge may be fitted, looking
             # closer, to the rim's inner edge on some side: move such sides out (`_grow_sides`).
-            out.extend(self._refine(image, qf, reach=reach, grow=grow, sides=True))
+            got = self._refine(image, qf, reach=reach, grow=grow, sides=True)
+            if not grow:
+                # A card placed by its size must be borne out by clear edges at that size (not
+                # the table between two cards, outlined by their edges and two grain lines).
+                got = [g for g in got if self._full_size(g) and g.score >= self.settings.mean_support]
+            out.extend(got)
             return True
 
         for q, es in self._at_corners(cnt, scale, known):
