@@ -832,8 +832,10 @@ class CardDetector:
                     if not got and self.table is not None:
                         # The box of a rest with a nub on its outline (a neighbour's corner left
                         # where it touched, a speck of the cloth's texture) is turned and grown
-                        # by it: the card's corners that show are read from its straight sides.
-                        got = [c for c in self._from_sides(image, r, scale, cards + out) if c.score >= 0.5]
+                        # by it: the card's corners that show are read from its straight sides
+                        # (a stretch alone places a card too loosely to be tried on one card's
+                        # rest: it may keep to the card's printed frame).
+                        got = self._from_sides(image, r, scale, cards + out, stretches=False)
                     out.extend(got)
                 elif (
                     1.2 * typical < ra < 5 * typical
@@ -1269,11 +1271,16 @@ class CardDetector:
         return t
 
     def _from_sides(
-        self, image: np.ndarray, cnt: np.ndarray, scale: float, known: list[CardCandidate]
+        self,
+        image: np.ndarray,
+        cnt: np.ndarray,
+        scale: float,
+        known: list[CardCandidate],
+        stretches: bool = True,
     ) -> list[CardCandidate]:
         """Card hypotheses from the long straight stretches of a blob's outline (small px): first
-        the cards at its corners (two stretches square on the table, `_at_corners`), then a card
-        on the inner side of each stretch alone."""
+        the cards at its corners (two stretches square on the table, `_at_corners`), then, if
+        `stretches`, a card on the inner side of each stretch alone."""
         pts = cv2.approxPolyDP(cnt, 1.5, True).reshape(-1, 2).astype(np.float64)
         if len(pts) < 3 or len(cv2.approxPolyDP(cnt, 0.01 * cv2.arcLength(cnt, True), True)) > 20:
             return []  # a ragged outline (a hand, a crumpled thing) is not a row of cards
@@ -1323,6 +1330,8 @@ class CardDetector:
             # The quad is the card-sized one already, not a printed frame to look around.
             if not hypothesis(q, es, 2.5 * scale + 2.5, 0):
                 return out
+        if not stretches:
+            return out
         lengths = np.linalg.norm(np.roll(pts, -1, axis=0) - pts, axis=1)
         for i in np.argsort(-lengths)[:10]:  # the longest straight stretches
             p0, p1 = pts[i], pts[(i + 1) % len(pts)]
