@@ -581,19 +581,27 @@ def _art_of(arts: Sequence[CardArt | None] | None, i: int) -> CardArt | None:
 def _gain(small: np.ndarray, card: np.ndarray, f: int, art: np.ndarray) -> np.ndarray | None:
     """Per-channel gain (frame / art) of the light on a card: its mean colour on the shrunk
     frame against its art's, both a little inside the edge."""
+    got = _inside(small, np.asarray(card, np.float32) / f)
+    if got is None:
+        return None
+    (x0, y0, x1, y1), inside = got
+    if not cv2.countNonZero(inside):
+        return None
+    seen = np.array(cv2.mean(small[y0:y1, x0:x1], inside)[:3])
+    return (seen + 1) / (_art_mean(art) + 1)
+
+
+def _inside(small: np.ndarray, q: np.ndarray) -> tuple[tuple[int, int, int, int], np.ndarray] | None:
+    """The box (x0, y0, x1, y1) on `small` round the card `q` (corners on `small`) and, in it, the
+    card's pixels a little inside its edge (uint8 mask); None if the card is out of view."""
     sh, sw = small.shape[:2]
-    q = np.asarray(card, np.float32) / f
     box = _box(q, sw, sh)
     if box is None:
         return None
     x0, y0, x1, y1 = box
     inside = np.zeros((y1 - y0, x1 - x0), np.uint8)
     cv2.fillPoly(inside, [np.round((q - (x0, y0)) * 16).astype(np.int32)], 255, shift=4)
-    inside = cv2.erode(inside, _OPEN)
-    if not cv2.countNonZero(inside):
-        return None
-    seen = np.array(cv2.mean(small[y0:y1, x0:x1], inside)[:3])
-    return (seen + 1) / (_art_mean(art) + 1)
+    return box, cv2.erode(inside, _OPEN)
 
 
 def _art_mean(art: np.ndarray) -> np.ndarray:
@@ -649,15 +657,11 @@ class _Light:
         copy `small`) from its pixels a little inside the edge (at most LIT_PIXELS of them,
         evenly spread); a pawn on it, or a glare's clipped spot, is left out of the fit. None if
         too little of it is seen."""
-        sh, sw = small.shape[:2]
         q = np.asarray(card, np.float32)
-        box = _box(q, sw, sh)
-        if box is None:
+        got = _inside(small, q)
+        if got is None:
             return None
-        x0, y0, x1, y1 = box
-        inside = np.zeros((y1 - y0, x1 - x0), np.uint8)
-        cv2.fillPoly(inside, [np.round((q - (x0, y0)) * 16).astype(np.int32)], 255, shift=4)
-        inside = cv2.erode(inside, _OPEN)
+        (x0, y0, x1, y1), inside = got
         seen = small[y0:y1, x0:x1]
         at = np.flatnonzero((inside > 0) & (seen.max(axis=2) < CLIPPED))
         n_terms = 7
