@@ -337,15 +337,19 @@ class CardDetector:
 
         # Largest first, and skip quads inside a card already found (its art).
         refined: list[CardCandidate] = []
+        clean: list[bool] = []  # `_clean` of each refined card (asked for every later quad)
         areas = [abs(_poly_area(g[0])) for g in groups]
         for gi in sorted(range(len(groups)), key=lambda i: -areas[i]):
             ctr = groups[gi][0].mean(axis=0)
-            if any(_explained_by(c, ctr, areas[gi], self.table is not None, self._clean(c)) for c in refined):
+            if any(
+                _explained_by(c, ctr, areas[gi], self.table is not None, k) for c, k in zip(refined, clean)
+            ):
                 continue
             for qf in groups[gi]:
                 got = self._refine(image, qf, reach=2.5 * scale + 2.5)
                 refined.extend(got)
-                if any(self._clean(c) for c in got):
+                clean.extend(self._clean(c) for c in got)
+                if any(clean[len(clean) - len(got) :]):
                     break  # else the group's second quad may lead to a better fit
 
         cards = self._select(refined, image)
