@@ -477,7 +477,7 @@ class CardDetector:
             # A card lies flat: on the table it is a rectangle. A corner far from square means a
             # side fitted to something else (a neighbour's shadow, a grain line, a pawn's edge).
             square = max(_corner_skew_deg(corners_mm, k) for k in range(4)) <= s.max_skew_deg
-            ok = abs(ms / cs - 1) <= s.size_tolerance and abs(ml / cl - 1) <= s.size_tolerance and square
+            ok = self._within_size(corners_mm) and square
             border_mm = max(cs - ms, cl - ml) / 2
             # A fit a little small on both axes may be the inner edge of a printed border; the
             # card around it then wins in `_select` (larger first).
@@ -599,8 +599,7 @@ class CardDetector:
         if not any(framed):
             return None
         cs, cl = sorted(self.settings.card_size_mm)
-        e = np.linalg.norm(np.roll(c_mm, -1, axis=0) - c_mm, axis=1)  # side i: corner i to i + 1
-        lp = 0 if e[0] + e[2] >= e[1] + e[3] else 1  # sides lp, lp + 2 are the long ones
+        e, lp = _sides_mm(c_mm)
         deficit = {lp: cs - (e[1 - lp] + e[3 - lp]) / 2, 1 - lp: cl - (e[lp] + e[lp + 2]) / 2}
         mm_per_px = float(np.mean(self.table.mm_per_px(c)))
         b = self.settings.border_mm
@@ -641,8 +640,7 @@ class CardDetector:
         if not any(sd.shadowed for sd in sides):
             return c, c_mm
         cs, cl = sorted(self.settings.card_size_mm)
-        e = np.linalg.norm(np.roll(c_mm, -1, axis=0) - c_mm, axis=1)  # side i: corner i to i + 1
-        lp = 0 if e[0] + e[2] >= e[1] + e[3] else 1  # sides lp, lp + 2 are the long ones
+        e, lp = _sides_mm(c_mm)
         margin = np.zeros(4)
         # The long sides bound the card's width (the short size), the short ones its length.
         axes = ((lp, (e[1 - lp] + e[3 - lp]) / 2, cs), (1 - lp, (e[lp] + e[lp + 2]) / 2, cl))
@@ -680,8 +678,7 @@ class CardDetector:
         if not in_view(c):
             return []
         cs, cl = sorted(self.settings.card_size_mm)
-        e = np.linalg.norm(np.roll(c_mm, -1, axis=0) - c_mm, axis=1)  # side i: corner i to i + 1
-        lp = 0 if e[0] + e[2] >= e[1] + e[3] else 1  # sides lp, lp + 2 are the long ones
+        e, lp = _sides_mm(c_mm)
         # Moving the long sides out widens the card; moving the short ones lengthens it.
         deficits = ((lp, cs - (e[1 - lp] + e[3 - lp]) / 2, cs), (1 - lp, cl - (e[lp] + e[lp + 2]) / 2, cl))
         options: list[list[tuple[int, float]]] = []
@@ -1988,6 +1985,13 @@ def _sized_like_the_others(cards: list[CardCandidate], tolerance: float) -> list
     if len(keep) < 5:
         return cards  # no plane fits most of them: not enough to judge by
     return [cards[i] for i in keep]
+
+
+def _sides_mm(c_mm: np.ndarray) -> tuple[np.ndarray, int]:
+    """Each side's length (side i: corner i to i + 1) of a quad on the table, and which of 0 and
+    1 starts the pair of long sides (lp, lp + 2)."""
+    e = np.linalg.norm(np.roll(c_mm, -1, axis=0) - c_mm, axis=1)
+    return e, 0 if e[0] + e[2] >= e[1] + e[3] else 1
 
 
 def _explained_by(card: CardCandidate, centre: np.ndarray, area: float, sized: bool, clean: bool) -> bool:
