@@ -51,6 +51,14 @@ def _best_iou(card: dict, found: list[np.ndarray]) -> float:
         # Laser Gun on harsh wood: no map outlined the card; its cream panel's fit at a wide
         # search strayed along one side to the title's letters and was thrown away as weak.
         ("harsh", 1072367, [2]),
+        # Light-rimmed backs on dark cloth whose outline merged with a neighbour touching them at
+        # a corner or along a side: read from two straight stretches of the blob's outline round
+        # one of the card's corners. A nub left on the rest of the blob turned and grew its box
+        # (a face-up card's corner); the blob gave no rough quad (another back); an L of two
+        # backs, one with a pawn on it.
+        ("dark_cloth", 2000071, [2]),
+        ("dark_cloth", 2000074, [11]),
+        ("dark_cloth", 2000078, [1]),
     ],
 )
 def test_whole_card_in_view_is_found(condition, seed, ids):

@@ -932,15 +932,17 @@ class CardDetector:
                 done.append(box)
                 short, long = _side_lengths(box)
                 if 0.7 * typical < short * long < 1.4 * typical:
-                    out.extend(
-                        self._refine(
-                            image,
-                            box * scale + (scale - 1) / 2,
-                            reach=3.0 * scale + 3.0,
-                            grow=False,
-                            sides=True,
-                        )
+                    got = self._refine(
+                        image, box * scale + (scale - 1) / 2, reach=3.0 * scale + 3.0, grow=False, sides=True
                     )
+                    if not got and self.table is not None:
+                        # The box of a rest with a nub on its outline (a neighbour's corner left
+                        # where it touched, a speck of the cloth's texture) is turned and grown
+                        # by it: the card's corners that show are read from its straight sides
+                        # (a stretch alone places a card too loosely to be tried on one card's
+                        # rest: it may keep to the card's printed frame).
+                        got = self._from_sides(image, r, scale, cards + out, stretches=False)
+                    out.extend(got)
                 elif (
                     1.2 * typical < ra < 5 * typical
                     and ra > solid * cv2.contourArea(hull)
@@ -1416,9 +1418,16 @@ class CardDetector:
         return t
 
     def _from_sides(
-        self, image: np.ndarray, cnt: np.ndarray, scale: float, known: list[CardCandidate]
+        self,
+        image: np.ndarray,
+        cnt: np.ndarray,
+        scale: float,
+        known: list[CardCandidate],
+        stretches: bool = True,
     ) -> list[CardCandidate]:
-        """Card hypotheses from the long straight stretches of a blob's outline (small px)."""
+        """Card hypotheses from the long straight stretches of a blob's outline (small px): first
+        the cards at its corners (two stretches square on the table, `_at_corners`), then, if
+        `stretches`, a card on the inner side of each stretch alone."""
         pts = cv2.approxPolyDP(cnt, 1.5, True).reshape(-1, 2).astype(np.float64)
         if len(pts) < 3 or len(cv2.approxPolyDP(cnt, 0.01 * cv2.arcLength(cnt, True), True)) > 20:
             return []  # a ragged outline (a hand, a crumpled thing) is not a row of cards
@@ -1434,6 +1443,42 @@ class CardDetector:
             cv2.fillPoly(seen, [np.round(q * 16).astype(np.int32)], 255, cv2.LINE_8, shift=4)
         out: list[CardCandidate] = []
         tried: list[np.ndarray] = []
+
+        def hypothesis(q: np.ndarray, es: float, reach: float, grow: int) -> bool:
+            """Refine the quad q (small px) unless it repeats one or is not a card of this blob;
+            False once enough were tried."""
+            qf = order_corners(q * scale + (scale - 1) / 2)
+            ctr = qf.mean(axis=0)
+            if any(
+                cv2.pointPolygonTest(c.corners_px.astype(np.float32), (float(ctr[0]), float(ctr[1])), False)
+                > 0
+                for c in known + out
+            ):
+                return True
+            if any(np.max(np.abs(qf - o)) < 0.15 * es * scale for o in tried):
+                return True
+            if _share_inside(seen, q) < 0.7:
+                return True  # mostly on the table: not a card of this blob (or under a found one)
+            tried.append(qf)
+            if len(tried) > 16:
+                return False
+            # A hypothesis a few px off a light-rimmed card's edge may be fitted, looking
+            # closer, to the rim's inner edge on some side: move such sides out (`_grow_sides`).
+            got = self._refine(image, qf, reach=reach, grow=grow, sides=True)
+            if not grow:
+                # A card placed by its size must be borne out by clear edges at that size (not
+                # the table between two cards, outlined by their edges and two grain lines).
+                got = [g for g in got if self._full_size(g) and g.score >= self.settings.mean_support]
+            out.extend(got)
+            return True
+
+        for q, es in self._at_corners(cnt, scale, known):
+            # Both sides' lines were fitted to the outline: a search as close as a rough quad's.
+            # The quad is the card-sized one already, not a printed frame to look around.
+            if not hypothesis(q, es, 2.5 * scale + 2.5, 0):
+                return out
+        if not stretches:
+            return out
         lengths = np.linalg.norm(np.roll(pts, -1, axis=0) - pts, axis=1)
         for i in np.argsort(-lengths)[:10]:  # the longest straight stretches
             p0, p1 = pts[i], pts[(i + 1) % len(pts)]
@@ -1461,27 +1506,76 @@ class CardDetector:
                     continue  # this stretch is longer than that card edge
                 for a, dd in ((p0, d), (p1, -d)):  # the card's corner at either end of the stretch
                     q = np.array([a, a + dd * along, a + dd * along + n * across, a + n * across])
-                    qf = order_corners(q * scale + (scale - 1) / 2)
-                    ctr = qf.mean(axis=0)
-                    if any(
-                        cv2.pointPolygonTest(
-                            c.corners_px.astype(np.float32), (float(ctr[0]), float(ctr[1])), False
-                        )
-                        > 0
-                        for c in known + out
-                    ):
-                        continue
-                    if any(np.max(np.abs(qf - o)) < 0.15 * es * scale for o in tried):
-                        continue
-                    if _share_inside(seen, q) < 0.7:
-                        continue  # mostly on the table: not a card of this blob (or under a found one)
-                    tried.append(qf)
-                    if len(tried) > 16:
+                    # The stretch's ends are the outline's vertices, its direction a few degrees
+                    # off: search wider, and grow a fit to the card as any rough quad's (one
+                    # level: no art frame is expected inside a side's card).
+                    if not hypothesis(q, es, 0.1 * es * scale + 3.0, 1):
                         return out
-                    # A hypothesis a few px off a light-rimmed card's edge may be fitted, looking
-                    # closer, to the rim's inner edge on that side: grow it to the card as any
-                    # rough quad (one level: no art frame is expected inside a side's card).
-                    out.extend(self._refine(image, qf, reach=0.1 * es * scale + 3.0, grow=1, sides=True))
+        return out
+
+    def _at_corners(
+        self, cnt: np.ndarray, scale: float, known: list[CardCandidate]
+    ) -> list[tuple[np.ndarray, float]]:
+        """Cards (small px, with the card's short side in small px) at the corners of a blob's
+        outline (small px): where two long straight stretches follow each other round a corner
+        and are square on the table, a card has two of its sides on their lines - their
+        intersection is its corner, and the card's size in mm places the rest. Each line is
+        fitted to all the outline's points along its stretch, so its direction is known far
+        better than from the stretch's two ends (a degree off moves the card's far corners
+        several px). Needs a calibration (square and sizes are on the table)."""
+        if self.table is None:
+            return []
+        runs = _straight_runs(
+            cnt, 0.3 * self._expected_card_px(known, cnt.reshape(-1, 2).mean(axis=0) * scale)[0] / scale
+        )
+        if len(runs) < 2:
+            return []
+        cs, cl = sorted(self.settings.card_size_mm)
+        off = (scale - 1) / 2
+        out: list[tuple[np.ndarray, float]] = []
+        for j in range(len(runs)):
+            (a0, a1, pa, ua), (b0, b1, pb, ub) = runs[j], runs[(j + 1) % len(runs)]
+            es = self._expected_card_px(known, a1 * scale + off)[0] / scale
+            if np.linalg.norm(b0 - a1) > 0.3 * es:
+                continue  # something else between the two stretches: no corner of one card
+            det = ua[0] * ub[1] - ua[1] * ub[0]
+            if abs(det) < 0.5:
+                continue  # far from square even in the image
+            t = ((pb - pa)[0] * ub[1] - (pb - pa)[1] * ub[0]) / det
+            k = pa + t * ua  # the corner (small px)
+            da, db = -ua, ub  # from the corner along either side
+            kf = k * scale + off
+            # Four points round the corner, their places on the table: the local perspective.
+            span = es * scale
+            px = np.array([kf, kf + da * span, kf + db * span, kf + (da + db) * span])
+            mm = self.table.to_mm(px)
+            ea, eb = mm[1] - mm[0], mm[2] - mm[0]
+            ea, eb = ea / np.linalg.norm(ea), eb / np.linalg.norm(eb)
+            # Square on the table, within twice what a fitted card's corner may be off (these
+            # lines come from the coarse outline of the work copy).
+            square = abs(math.degrees(math.asin(np.clip(ea[0] * eb[1] - ea[1] * eb[0], -1, 1))))
+            if square < 90 - 2 * self.settings.max_skew_deg:
+                continue
+            # Square the two directions symmetrically about their bisector.
+            bis = (ea + eb) / np.linalg.norm(ea + eb)
+            perp = eb - ea
+            perp /= np.linalg.norm(perp)
+            ea, eb = (bis - perp) / math.sqrt(2), (bis + perp) / math.sqrt(2)
+            try:
+                to_px = cv2.getPerspectiveTransform(mm.astype(np.float32), px.astype(np.float32))
+            except cv2.error:
+                continue
+            la, lb = np.linalg.norm(a1 - a0) * scale, np.linalg.norm(b1 - b0) * scale
+            for side_a, side_b in ((cs, cl), (cl, cs)):
+                # A stretch no longer than the card's side along it (its rounded corners cut).
+                side_px = span / cs
+                if la > 1.1 * side_a * side_px or lb > 1.1 * side_b * side_px:
+                    continue
+                rect = np.array(
+                    [mm[0], mm[0] + ea * side_a, mm[0] + ea * side_a + eb * side_b, mm[0] + eb * side_b]
+                )
+                q = cv2.perspectiveTransform(rect.reshape(-1, 1, 2), to_px).reshape(4, 2)
+                out.append(((q - off) / scale, es))
         return out
 
     def _expected_card_px(self, cards: list[CardCandidate], at: np.ndarray) -> tuple[float, float] | None:
@@ -1553,6 +1647,38 @@ def _centre_in_any(q: np.ndarray, cards: list[CardCandidate]) -> bool:
     ctr = q.mean(axis=0)
     pt = (float(ctr[0]), float(ctr[1]))
     return any(cv2.pointPolygonTest(c.corners_px.astype(np.float32), pt, False) > 0 for c in cards)
+
+
+def _straight_runs(
+    cnt: np.ndarray, min_len: float
+) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+    """The straight stretches of a closed outline at least `min_len` long, in order along it:
+    (start, end, a point on the line fitted to the outline along it, its unit direction)."""
+    c = cnt.reshape(-1, 2).astype(np.float64)
+    nxt = np.roll(c, -1, axis=0)
+    # Every outline pixel (CHAIN_APPROX_SIMPLE keeps only the ends of straight pieces).
+    n = np.maximum(np.ceil(np.abs(nxt - c).max(axis=1)).astype(int), 1)
+    dense = np.concatenate(
+        [c[i] + (nxt[i] - c[i]) * (np.arange(n[i])[:, None] / n[i]) for i in range(len(c))]
+    )
+    pts = cv2.approxPolyDP(cnt, 1.5, True).reshape(-1, 2).astype(np.float64)
+    out = []
+    for i in range(len(pts)):
+        p0, p1 = pts[i], pts[(i + 1) % len(pts)]
+        length = float(np.linalg.norm(p1 - p0))
+        if length < min_len:
+            continue
+        d = (p1 - p0) / length
+        rel = dense - p0
+        t = rel @ d
+        # Its middle: the outline turns round the corners at both ends.
+        on = (t > 0.1 * length) & (t < 0.9 * length) & (np.abs(rel @ np.array([-d[1], d[0]])) < 2.0)
+        if np.count_nonzero(on) < 5:
+            continue
+        vx, vy, x0, y0 = cv2.fitLine(dense[on].astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        u = np.array([vx, vy], dtype=np.float64)
+        out.append((p0, p1, np.array([x0, y0], dtype=np.float64), u if u @ d >= 0 else -u))
+    return out
 
 
 def _blobs_under(blobs: list[np.ndarray], corners_px: np.ndarray, scale: float) -> set[int]:
