@@ -353,6 +353,9 @@ class CardDetector:
                     break  # else the group's second quad may lead to a better fit
 
         cards = self._select(refined, image)
+        # The table is what lies around the cards found, not what the frame's border shows (the
+        # floor beyond the table's edge): what a hypothesis from here on is judged against.
+        self._table_colour = _table_around(image, cards, self._table_colour)
         split = self._split_touching(image, blobs, scale, cards)
         if split:
             cards = self._select(cards + split, image)
@@ -974,10 +977,7 @@ class CardDetector:
         done: list[np.ndarray] = []
         # The table is what lies around the cards found: the frame's border may show the floor
         # beyond the table's edge, where a card cannot be.
-        table = self._table_colour
-        if len(cards) >= 2:
-            around = [_outline_colours(image, c.corners_px, _side_lengths(c.corners_px)[0])[1] for c in cards]
-            table = np.median(np.concatenate(around), axis=0)
+        table = _table_around(image, cards, self._table_colour)
         for rough in quads:
             side = _frame_side(rough, image.shape, near)
             if side is not None:
@@ -1469,7 +1469,11 @@ class CardDetector:
                 # A card placed by its size must be borne out by clear edges at that size (not
                 # the table between two cards, outlined by their edges and two grain lines).
                 got = [g for g in got if self._full_size(g) and g.score >= self.settings.mean_support]
-            out.extend(got)
+            # A blob's outline is an edge between the table and something else, a card on
+            # either side of it: a card placed on its inner side must not show the table there
+            # (the table between two cards, bounded by their edges, a grain line and the
+            # table's edge, has the table inside and the cards outside).
+            out.extend(g for g in got if not _more_table_inside(image, g.corners_px, self._table_colour))
             return True
 
         for q, es in self._at_corners(cnt, scale, known):
@@ -1987,6 +1991,17 @@ def _a_hole(inside: np.ndarray, outside: np.ndarray, table: np.ndarray | None) -
     return int(np.sum((dout > 40.0) & (din < 0.4 * dout))) >= 3
 
 
+def _more_table_inside(image: np.ndarray, q: np.ndarray, table: np.ndarray) -> bool:
+    """True when more sides of the quad q (px) have the table just inside and something else
+    just outside (the neighbours' edges round a gap between cards) than the other way round (a
+    card's edge against the table), the table's colour taken under any light it gets."""
+    inside, outside = _outline_colours(image, q, _side_lengths(q)[0])
+    din, dout = _off_table(inside, table), _off_table(outside, table)
+    holes = np.sum((dout > 40.0) & (din < 0.4 * dout))
+    cards = np.sum((din > 40.0) & (dout < 0.4 * din))
+    return bool(holes > cards)
+
+
 def _card_plus_gap(
     image: np.ndarray, cands: list[CardCandidate], areas: np.ndarray, inter: np.ndarray
 ) -> np.ndarray:
@@ -2061,6 +2076,16 @@ def _table_colour(small: np.ndarray) -> np.ndarray:
         ]
     )
     return np.median(band, axis=0).astype(np.float32)
+
+
+def _table_around(image: np.ndarray, cards: list[CardCandidate], fallback: np.ndarray) -> np.ndarray:
+    """The table's colour where cards lie: the median of the colours just outside the found
+    cards' sides (a neighbour or a shadow on a few of them does not move it), or `fallback`
+    with fewer than two cards."""
+    if len(cards) < 2:
+        return fallback
+    around = [_outline_colours(image, c.corners_px, _side_lengths(c.corners_px)[0])[1] for c in cards]
+    return np.median(np.concatenate(around), axis=0).astype(np.float32)
 
 
 def _share_inside(mask: np.ndarray, q: np.ndarray) -> float:
