@@ -2080,12 +2080,24 @@ def _table_colour(small: np.ndarray) -> np.ndarray:
 
 def _table_around(image: np.ndarray, cards: list[CardCandidate], fallback: np.ndarray) -> np.ndarray:
     """The table's colour where cards lie: the median of the colours just outside the found
-    cards' sides (a neighbour or a shadow on a few of them does not move it), or `fallback`
-    with fewer than two cards."""
+    cards' sides that have no other found card just beyond them (cards side by side in a row
+    or a grid face each other's edges; a shadow or an unfound card on a few sides does not move
+    it), or `fallback` with fewer than two cards."""
     if len(cards) < 2:
         return fallback
-    around = [_outline_colours(image, c.corners_px, _side_lengths(c.corners_px)[0])[1] for c in cards]
-    return np.median(np.concatenate(around), axis=0).astype(np.float32)
+    around = []
+    for c in cards:
+        q = c.corners_px
+        outside = _outline_colours(image, q, _side_lengths(q)[0])[1]
+        mid = (q + np.roll(q, -1, axis=0)) / 2
+        out = mid - q.mean(axis=0)
+        # Just beyond the strip `_outline_colours` looks at (at most 7.5 px out).
+        beyond = mid + 10.0 * out / (np.linalg.norm(out, axis=1, keepdims=True) + 1e-9)
+        others = [o for o in cards if o is not c]
+        around += [outside[k] for k in range(4) if not _centre_in_any(beyond[k : k + 1], others)]
+    if len(around) < 4:
+        return fallback
+    return np.median(np.asarray(around), axis=0).astype(np.float32)
 
 
 def _share_inside(mask: np.ndarray, q: np.ndarray) -> float:
