@@ -96,7 +96,7 @@ def test_no_box_over_the_wood_beside_backs_at_the_tables_edge(seed):
     # Two backs a card's length apart on the wood table's near edge, the floor beyond it in view
     # (the frame's border is mostly floor): the wood between them, or between one and the table's
     # side, bounded by their edges, a grain line and the table's edge, was fitted as a card from
-    # two straight stretches of a blob's outline. It shows the table inside, the cards outside.
+    # the straight stretches of a blob's outline. It shows the table inside, the cards outside.
     cam = Camera.for_resolution(
         "1080p", pose=CameraPose(height_mm=850.0, tilt_deg=5.0, target_mm=(330.0, 240.0))
     )
