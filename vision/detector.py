@@ -228,7 +228,8 @@ class CardDetector:
     def __init__(self, settings: DetectorSettings | None = None, table: TableMap | None = None) -> None:
         self.settings = settings or DetectorSettings()
         self.table = table
-        self._table_colour: np.ndarray | None = None  # of the frame being read (see detect)
+        # Of the frame being read: its border's, then what lies around the cards found (see detect).
+        self._table_colour: np.ndarray | None = None
 
     # ------------------------------------------------------------------------------------------
     def detect(self, image: np.ndarray) -> list[CardCandidate]:
@@ -975,8 +976,7 @@ class CardDetector:
         near = 3.0 * scale + 3.0
         out: list[CardCandidate] = []
         done: list[np.ndarray] = []
-        # The table is what lies around the cards found: the frame's border may show the floor
-        # beyond the table's edge, where a card cannot be.
+        # Around all the cards found by now (see `_table_around`).
         table = _table_around(image, cards, self._table_colour)
         for rough in quads:
             side = _frame_side(rough, image.shape, near)
@@ -1988,7 +1988,13 @@ def _a_hole(inside: np.ndarray, outside: np.ndarray, table: np.ndarray | None) -
         return False
     din = np.linalg.norm(inside - table, axis=1)
     dout = np.linalg.norm(outside - table, axis=1)
-    return int(np.sum((dout > 40.0) & (din < 0.4 * dout))) >= 3
+    return int(np.sum(_table_only(din, dout))) >= 3
+
+
+def _table_only(near: np.ndarray, far: np.ndarray) -> np.ndarray:
+    """Per side of an outline, from the colour distances to the table just on either side of it:
+    whether the table is on the `near` side and something else clearly on the `far` side."""
+    return (far > 40.0) & (near < 0.4 * far)
 
 
 def _more_table_inside(image: np.ndarray, q: np.ndarray, table: np.ndarray) -> bool:
@@ -1997,9 +2003,7 @@ def _more_table_inside(image: np.ndarray, q: np.ndarray, table: np.ndarray) -> b
     card's edge against the table), the table's colour taken under any light it gets."""
     inside, outside = _outline_colours(image, q, _side_lengths(q)[0])
     din, dout = _off_table(inside, table), _off_table(outside, table)
-    holes = np.sum((dout > 40.0) & (din < 0.4 * dout))
-    cards = np.sum((din > 40.0) & (dout < 0.4 * din))
-    return bool(holes > cards)
+    return bool(np.sum(_table_only(din, dout)) > np.sum(_table_only(dout, din)))
 
 
 def _card_plus_gap(
@@ -2062,8 +2066,9 @@ def _ring_steps(image: np.ndarray, inner: np.ndarray, outer: np.ndarray) -> np.n
 
 
 def _table_colour(small: np.ndarray) -> np.ndarray:
-    """The table's colour, as far as one number can say: the median of a band along the frame's
-    border, where cards are rarely placed (the camera is pointed at the cards)."""
+    """The table's colour before any card is found, as far as one number can say: the median of
+    a band along the frame's border, where cards are rarely placed (the camera is pointed at the
+    cards; but the table may not fill the frame, and the border show the floor)."""
     h, w = small.shape[:2]
     b = max(2, round(0.02 * min(h, w)))
     c = small.shape[2]
