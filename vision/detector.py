@@ -935,7 +935,9 @@ class CardDetector:
                     continue
                 done.append(box)
                 short, long = _side_lengths(box)
-                if 0.7 * typical < short * long < 1.4 * typical:
+                got = []
+                boxed = 0.7 * typical < short * long < 1.4 * typical
+                if boxed:
                     got = self._refine(
                         image, box * scale + (scale - 1) / 2, reach=3.0 * scale + 3.0, grow=False, sides=True
                     )
@@ -947,7 +949,18 @@ class CardDetector:
                         # rest: it may keep to the card's printed frame).
                         got = self._from_sides(image, r, scale, cards + out, stretches=False)
                     out.extend(got)
-                elif (
+                if not got and ra < 1.2 * typical and self.table is not None and _at_frame_edge(r, small_shape):
+                    # A card cut by the frame's edge whose outline merged with a found card's
+                    # (touching cards): the rest is its part in view, as from its own blob.
+                    rough = [order_corners(q) * scale + (scale - 1) / 2 for q in _rough_quads(r)]
+                    pentagon = _beyond_pentagon(r, small_shape)
+                    if pentagon is not None:
+                        rough.append(pentagon * scale + (scale - 1) / 2)
+                    got = self._cut_by_frame(image, rough, scale, cards + out)
+                    out.extend(got)
+                if got or boxed:
+                    continue  # (a rest of a few cards is larger)
+                if (
                     1.2 * typical < ra < 5 * typical
                     and ra > solid * cv2.contourArea(hull)
                     and self._cards_across(cards, hull, scale)
@@ -1206,7 +1219,11 @@ class CardDetector:
         # The two corners in view are the card's: past each along the far side lies the table (a
         # printed frame's corner has the rest of the card there, the far edge running on).
         past = 2.0 * s.border_mm / float(np.mean(self.table.mm_per_px(c)))
-        for k, other in ((i2, i3), (i3, i2)):
+        for k, other, beside in ((i2, i3, off[0]), (i3, i2, off[2])):
+            if beside:
+                # A neighbour beside the side ending at this corner reaches past it (touching
+                # cards): what lies there is the neighbour and tells nothing; the other corner does.
+                continue
             d = (c[k] - c[other]) / max(float(np.linalg.norm(c[k] - c[other])), 1e-9)
             room = min(
                 (((w - 1.0 if d[x] > 0 else 0.0) - c[k, x]) / d[x] for x in (0, 1) if abs(d[x]) > 1e-9),
