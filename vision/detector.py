@@ -452,7 +452,13 @@ class CardDetector:
                 break
             reach *= 0.55
             fit, support = closer, _seen_support(closer, image.shape)
-        c = fit.corners
+        c, sigma_px = fit.corners, fit.sigma_px
+        trusted = list(fit.sides)
+        if self.table is not None and (placed := self._off_frame_border(fit, image.shape)) is not None:
+            # One side lies on the frame's border: it is placed by the card's size, and the fit is
+            # judged on the other three.
+            c, sigma_px, k = placed
+            support, trusted = support[:k] + support[k + 1 :], trusted[:k] + trusted[k + 1 :]
         if not _convex(c):
             return []
         # A faint side (a white card's edge on a white table) is accepted only when the card's
@@ -467,7 +473,7 @@ class CardDetector:
         short, long = _side_lengths(c)
         if short < s.min_side_px:
             return []
-        if max(sd.residual_px for sd in fit.sides) > s.max_residual_px * max(1.0, short / 150):
+        if max(sd.residual_px for sd in trusted) > s.max_residual_px * max(1.0, short / 150):
             return []
         out: list[CardCandidate] = []
         corners_mm = sigma_mm = None
@@ -536,13 +542,13 @@ class CardDetector:
                 ok = False
             if ok:
                 c, corners_mm = self._clear_of_shadows(c, corners_mm, fit)
-                sigma_mm = self.table.sigma_mm(c, fit.sigma_px)
+                sigma_mm = self.table.sigma_mm(c, sigma_px)
             else:
                 corners_mm = None
         else:
             ok = self._card_shaped(c, image.shape, loose)
             margins = [short * k for k in (0.04, 0.08, 0.13)] if ok else []
-        resid = max(sd.residual_px for sd in fit.sides)
+        resid = max(sd.residual_px for sd in trusted)
         score = float(np.clip(np.mean(support), 0, 1) * math.exp(-max(resid - 0.3, 0) / 1.5))
         ok = ok and score >= s.min_score
         if ok and self.table is None:
@@ -555,7 +561,7 @@ class CardDetector:
             out.append(
                 CardCandidate(
                     corners_px=c[order],
-                    sigma_px=fit.sigma_px[order],
+                    sigma_px=sigma_px[order],
                     score=score,
                     fit=fit,
                     corners_mm=None if corners_mm is None else corners_mm[order],
@@ -630,6 +636,47 @@ class CardDetector:
             abs(ms / cs - 1) <= self.settings.size_tolerance
             and abs(ml / cl - 1) <= self.settings.size_tolerance
         )
+
+    def _off_frame_border(
+        self, fit: QuadFit, shape: tuple[int, ...]
+    ) -> tuple[np.ndarray, np.ndarray, int] | None:
+        """For a calibrated fit with a side within a few px of the frame's edge, whose card lies
+        in view but for that border: (its corners with that side placed by the card's size from the opposite side,
+        their sigmas, the side's index); else None. The search across such a side takes in the
+        frame's border pixels (darkened or smeared by the optics, the sensor's edge rows, the
+        floor beyond the table's edge), whose steps rival a card's edge there: its fit is no
+        measurement. A card running off the frame is left to `_cut_by_frame`."""
+        near = 3.0 * max(1.0, max(shape[:2]) / WORK_LONG_SIDE) + 3.0  # as in `_cut_by_frame`
+        side = _frame_side(fit.corners, shape, near)
+        if side is None:
+            return None
+        k = side[0]
+        c = fit.corners
+        mm = self.table.to_mm(c)
+        cs, cl = sorted(self.settings.card_size_mm)
+        width = float(np.linalg.norm(mm[(k + 3) % 4] - mm[(k + 2) % 4]))
+        tol = self.settings.size_tolerance
+        if abs(width / cs - 1) <= tol:
+            length = cl
+        elif abs(width / cl - 1) <= tol:
+            length = cs
+        else:
+            return None  # the opposite side is no card's (a printed frame's): nothing to place by
+        new, sig = c.copy(), fit.sigma_px.copy()
+        for real, hid in (((k + 3) % 4, k), ((k + 2) % 4, (k + 1) % 4)):
+            d = c[hid] - c[real]
+            span = float(np.linalg.norm(d))
+            t = self._px_at_mm(c[real], d / max(span, 1e-9), length, mm[real])
+            if t is None:
+                return None
+            new[hid] = c[real] + t * d / max(span, 1e-9)
+            sig[hid] = math.hypot(fit.sigma_px[hid] * t / max(span, 1.0), fit.sigma_px[real])
+        # Placed, the side still lies within the frame's border (a corner hardly out of view,
+        # whose card shows too little of the frame's edge to be fitted as cut by it).
+        h, w = shape[:2]
+        if not ((new > -0.5 - near).all() and (new < np.array([w, h]) - 0.5 + near).all()):
+            return None
+        return new, sig, k
 
     def _clear_of_shadows(
         self, c: np.ndarray, c_mm: np.ndarray, fit: QuadFit
