@@ -117,6 +117,15 @@ def test_no_card_from_the_printed_panel_of_a_face_showing_three_corners():
         ("white", 1061247, 10, 1, 2.5),
         ("white_on_white", 1050354, 1, 1, 2.5),
         ("white_on_white", 1050354, 3, 1, 2.5),
+        # A face 92 % in view across the bottom edge, touching a neighbour found whole: past the
+        # corner beside the neighbour lies that neighbour, not the table; under harsh light their
+        # outlines merge in every map, and the part of the blob the neighbour leaves is the cut
+        # card's part in view.
+        ("wood", 2000065, 9, 2, 1.5),
+        ("harsh", 2000065, 9, 2, 1.5),
+        # A back whose hidden corner is hardly out of view (9 px): its side there runs along the
+        # frame's border, too little of it cut off to fit the card as cut; placed by the size.
+        ("white", 2000069, 2, 1, 1.5),
     ],
 )
 def test_card_cut_by_the_frame_is_fitted_to_its_own_edges(preset, seed, card_id, hidden, worst_px):
@@ -125,6 +134,21 @@ def test_card_cut_by_the_frame_is_fitted_to_its_own_edges(preset, seed, card_id,
     assert _out_of_view(card) == hidden
     assert _worst_corner_px(card, found) < worst_px
     # Nothing else there: every detection overlapping the card is the card.
+    tp = np.asarray(card["corners_mm"])
+    for d in found:
+        iou = _iou(tp, TABLE.to_mm(d))
+        assert iou < 0.05 or iou > 0.9
+
+
+def test_a_card_whose_side_lies_on_the_frame_border_is_placed_by_its_size():
+    # A back in full view 4-8 px below the top edge, where the frame's border rows (the table's
+    # darker edge band, the floor beyond) rival its edge: fitted to them it was 66 mm wide.
+    seed = 2000063
+    truth, found = _read("white_on_white", random_scene(seed), seed)
+    card = next(c for c in truth["cards"] if c["id"] == 2)
+    assert _out_of_view(card) == 0
+    assert min(np.asarray(card["corners_px"])[:, 1]) < 9.0
+    assert _worst_corner_px(card, found) < 2.5
     tp = np.asarray(card["corners_mm"])
     for d in found:
         iou = _iou(tp, TABLE.to_mm(d))

@@ -452,13 +452,13 @@ class CardDetector:
                 break
             reach *= 0.55
             fit, support = closer, _seen_support(closer, image.shape)
-        c, sigma_px = fit.corners, fit.sigma_px
+        c, sigma_px, placed = fit.corners, fit.sigma_px, None
         trusted = list(fit.sides)
-        if self.table is not None and (placed := self._off_frame_border(fit, image.shape)) is not None:
+        if self.table is not None and (on_border := self._off_frame_border(fit, image.shape)) is not None:
             # One side lies on the frame's border: it is placed by the card's size, and the fit is
             # judged on the other three.
-            c, sigma_px, k = placed
-            support, trusted = support[:k] + support[k + 1 :], trusted[:k] + trusted[k + 1 :]
+            c, sigma_px, placed = on_border
+            del support[placed], trusted[placed]
         if not _convex(c):
             return []
         # A faint side (a white card's edge on a white table) is accepted only when the card's
@@ -541,7 +541,7 @@ class CardDetector:
                 # on a cleaner line where the card's own edge is faint.)
                 ok = False
             if ok:
-                c, corners_mm = self._clear_of_shadows(c, corners_mm, fit)
+                c, corners_mm = self._clear_of_shadows(c, corners_mm, fit, placed)
                 sigma_mm = self.table.sigma_mm(c, sigma_px)
             else:
                 corners_mm = None
@@ -679,14 +679,15 @@ class CardDetector:
         return new, sig, k
 
     def _clear_of_shadows(
-        self, c: np.ndarray, c_mm: np.ndarray, fit: QuadFit
+        self, c: np.ndarray, c_mm: np.ndarray, fit: QuadFit, placed: int | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
         """A calibrated fit `c` (px; `c_mm` on the table) with its shadowed sides moved in by what
         the fit exceeds the card's size: where a card is not clearly lighter than the table and
         its edge merges into its shadow's penumbra, the steepest change lies outside the card by
         up to the penumbra's width (0.2-1 mm on rendered white tables) and never inside it, so the
         card's known size tells how far. The excess on an axis is shared by its shadowed sides;
-        more than a penumbra's worth is some other error, left to the size checks."""
+        more than a penumbra's worth is some other error, left to the size checks. `placed`: a
+        side placed by the card's size (`_off_frame_border`): its axis tells nothing."""
         sides = fit.sides
         if not any(sd.shadowed for sd in sides):
             return c, c_mm
@@ -695,6 +696,7 @@ class CardDetector:
         margin = np.zeros(4)
         # The long sides bound the card's width (the short size), the short ones its length.
         axes = ((lp, (e[1 - lp] + e[3 - lp]) / 2, cs), (1 - lp, (e[lp] + e[lp + 2]) / 2, cl))
+        axes = tuple(a for a in axes if placed is None or placed % 2 != a[0])
         if any(size <= nominal for _, size, nominal in axes):
             return c, c_mm  # a card merging into its shadows all round is larger both ways
         for k, size, nominal in axes:
@@ -996,7 +998,12 @@ class CardDetector:
                         # rest: it may keep to the card's printed frame).
                         got = self._from_sides(image, r, scale, cards + out, stretches=False)
                     out.extend(got)
-                if not got and ra < 1.2 * typical and self.table is not None and _at_frame_edge(r, small_shape):
+                if (
+                    not got
+                    and ra < 1.2 * typical
+                    and self.table is not None
+                    and _at_frame_edge(r, small_shape)
+                ):
                     # A card cut by the frame's edge whose outline merged with a found card's
                     # (touching cards): the rest is its part in view, as from its own blob.
                     rough = [order_corners(q) * scale + (scale - 1) / 2 for q in _rough_quads(r)]
