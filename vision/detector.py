@@ -952,6 +952,7 @@ class CardDetector:
         typical = float(np.median(areas)) if cards else 0.0
         out: list[CardCandidate] = []
         done: list[np.ndarray] = []
+        cut_rough: list[np.ndarray] = []  # rests at the frame's edge: fitted as cut by it at the end
         for cnt in blobs:
             x, y, w, h = cv2.boundingRect(cnt)
             if not cards:
@@ -1006,14 +1007,12 @@ class CardDetector:
                 ):
                     # A card cut by the frame's edge whose outline merged with a found card's
                     # (touching cards): the rest is its part in view, as from its own blob.
-                    rough = [order_corners(q) * scale + (scale - 1) / 2 for q in _rough_quads(r)]
+                    cut_rough += [order_corners(q) * scale + (scale - 1) / 2 for q in _rough_quads(r)]
                     pentagon = _beyond_pentagon(r, small_shape)
                     if pentagon is not None:
-                        rough.append(pentagon * scale + (scale - 1) / 2)
-                    got = self._cut_by_frame(image, rough, scale, cards + out)
-                    out.extend(got)
-                if got or boxed:
-                    continue  # (a rest of a few cards is larger)
+                        cut_rough.append(pentagon * scale + (scale - 1) / 2)
+                if boxed:
+                    continue
                 if (
                     1.2 * typical < ra < 5 * typical
                     and ra > solid * cv2.contourArea(hull)
@@ -1021,6 +1020,8 @@ class CardDetector:
                 ):
                     # Solid like a few cards side by side (grain and shadows are not): read its sides.
                     out.extend(c for c in self._from_sides(image, r, scale, cards + out) if c.score >= 0.5)
+        if cut_rough:
+            out.extend(self._cut_by_frame(image, cut_rough, scale, cards + out))
         return out
 
     def _cards_across(self, cards: list[CardCandidate], hull: np.ndarray, scale: float) -> bool:
