@@ -61,6 +61,14 @@ def _corner_errors_mm(cond: str, seed: int, card: int) -> np.ndarray:
         # the fit had the card's size 4-5 mm along from it; the rim's colour beyond that side
         # shows it lies inside the card.
         ("dark_cloth", 2000043, 11, "moved along by a rim's width"),
+        # A back with a light rim on a white table: on the two lit sides the rim's inner edge is
+        # clearer than the card's, on the two shadowed ones the shadow's far flank, so the fit
+        # (60.8 x 85.7 mm) lay 3.5 mm inside the card on two adjacent sides; the rim, darkened
+        # by the shadow on the other sides, showed it only up to a brightness factor.
+        ("random", 2000093, 5, "on the rim on two adjacent sides"),
+        # A back's rim merging into its shadow's penumbra in one soft ramp: fitted at the ramp's
+        # steepest point the card was 65.4 mm wide; the ramp's foot is its edge, as its size says.
+        ("random", 2000050, 4, "an edge at its ramp's foot"),
     ],
 )
 def test_card_fitted_to_its_own_edges(cond: str, seed: int, card: int, what: str) -> None:

@@ -12,6 +12,7 @@ or three cards long (touching cards) are split using the card's size.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -28,6 +29,8 @@ SHADE_RANGE = (0.3, 1.4)
 # Most a calibrated fit may exceed the card's size on an axis (fraction) for its shadowed sides
 # to be moved in by the excess: a penumbra's width on both sides, not a side on another line.
 SHADOW_EXCESS = 0.025
+# How much brighter one stretch of a card's rim may be lit than another (a shadow's penumbra over part of it)
+RIM_SHADE = 1.3
 TYPICAL_FOCAL = 0.8  # a phone's or webcam's focal length, in units of the frame's long side
 
 
@@ -480,6 +483,7 @@ class CardDetector:
         margins: list[float] = []
         if self.table is not None:
             corners_mm = self.table.to_mm(c)
+            c, corners_mm = self._at_ramp_feet(c, corners_mm, fit)
             if weak and not self._full_size_mm(corners_mm):
                 return []
             ms, ml = _side_lengths(corners_mm)
@@ -595,13 +599,16 @@ class CardDetector:
         return out
 
     def _across_rim(self, image: np.ndarray, g: CardCandidate) -> CardCandidate | None:
-        """The card of a calibrated fit `g` that has one side on the inner edge of the card's rim
-        and the opposite side as far beyond the card (a neighbour's edge, the gap's far flank):
-        such a fit spans the card's size but lies a rim's width along from it. A card's rim or
+        """The card of a calibrated fit `g` that has a side on the inner edge of the card's rim
+        and the opposite side as far beyond the card (a neighbour's edge, the gap's far flank, the
+        far flank of the card's shadow): such a fit spans the card's size but lies a rim's width
+        along from it. A light rim on a light table shows its inner edge more clearly than the
+        card's own on the lit sides, and the shadowed sides' steepest change lies beyond the card,
+        so this may happen on both axes at once (two adjacent sides on the rim). A card's rim or
         border is one colour all round, so such a side shows another colour just inside it than
         the others and their rim's colour just beyond it. The fit moved out across the rim there
-        (and in on the opposite side) counts only at the card's size, well supported, and with
-        a more even colour just outside it all round (one table) than `g`."""
+        (and in on the opposite side), on one axis or on both, counts only at the card's size,
+        well supported, and with a more even colour just inside it all round (its rim) than `g`."""
         if g.corners_mm is None or not self._within_size(g.corners_mm):
             return None
         c, c_mm = g.corners_px, g.corners_mm
@@ -613,17 +620,22 @@ class CardDetector:
         deficit = {lp: cs - (e[1 - lp] + e[3 - lp]) / 2, 1 - lp: cl - (e[lp] + e[lp + 2]) / 2}
         mm_per_px = float(np.mean(self.table.mm_per_px(c)))
         b = self.settings.border_mm
-        spread = _outside_spread(image, c)
-        best, best_spread = None, spread
-        for j in np.flatnonzero(framed).tolist():
+        # Per axis: keep it, or move it across the rim at one of its framed sides.
+        per_axis = [[None] + [j for j in (k, k + 2) if framed[j]] for k in (0, 1)]
+        best, best_spread = None, _inside_spread(image, c)
+        for moved in itertools.product(*per_axis):
+            if all(j is None for j in moved):
+                continue
             margin = np.zeros(4)
-            margin[j], margin[(j + 2) % 4] = b, deficit[j % 2] - b
+            for j in moved:
+                if j is not None:
+                    margin[j], margin[(j + 2) % 4] = b, deficit[j % 2] - b
             q = _offset_quad(c, margin / mm_per_px)
             if q is None:
                 continue
             for m in self._refine(image, q, reach=3.0, grow=0):
                 if self._full_size(m) and m.score >= self.settings.mean_support:
-                    sp = _outside_spread(image, m.corners_px)
+                    sp = _inside_spread(image, m.corners_px)
                     if sp < best_spread:
                         best, best_spread = m, sp
         return best
@@ -678,6 +690,14 @@ class CardDetector:
             return None
         return new, sig, k
 
+    def _axes(self, c_mm: np.ndarray) -> tuple[tuple[int, float, float], tuple[int, float, float]]:
+        """Per axis of a calibrated fit (corners in mm), the first of its two sides (k; the other
+        is k + 2), the fit's size across them and the card's: the long sides bound the card's
+        width (its short size), the short ones its length."""
+        cs, cl = sorted(self.settings.card_size_mm)
+        e, lp = _sides_mm(c_mm)
+        return (lp, (e[1 - lp] + e[3 - lp]) / 2, cs), (1 - lp, (e[lp] + e[lp + 2]) / 2, cl)
+
     def _clear_of_shadows(
         self, c: np.ndarray, c_mm: np.ndarray, fit: QuadFit, placed: int | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
@@ -691,12 +711,8 @@ class CardDetector:
         sides = fit.sides
         if not any(sd.shadowed for sd in sides):
             return c, c_mm
-        cs, cl = sorted(self.settings.card_size_mm)
-        e, lp = _sides_mm(c_mm)
         margin = np.zeros(4)
-        # The long sides bound the card's width (the short size), the short ones its length.
-        axes = ((lp, (e[1 - lp] + e[3 - lp]) / 2, cs), (1 - lp, (e[lp] + e[lp + 2]) / 2, cl))
-        axes = tuple(a for a in axes if placed is None or placed % 2 != a[0])
+        axes = tuple(a for a in self._axes(c_mm) if placed is None or placed % 2 != a[0])
         if any(size <= nominal for _, size, nominal in axes):
             return c, c_mm  # a card merging into its shadows all round is larger both ways
         for k, size, nominal in axes:
@@ -712,6 +728,38 @@ class CardDetector:
         if moved is None:
             return c, c_mm
         return moved, self.table.to_mm(moved)
+
+    def _at_ramp_feet(self, c: np.ndarray, c_mm: np.ndarray, fit: QuadFit) -> tuple[np.ndarray, np.ndarray]:
+        """A calibrated fit `c` (px; `c_mm` on the table) with sides moved to their soft ramps' feet
+        (`SideFit.ramp_px`) where the card's size says the card ends there: a card's edge that
+        merges into its shadow's penumbra makes one ramp whose steepest point, where the line
+        lies, may be the card's edge (a blurred edge) or within the penumbra (a sharp one), and
+        only the distance to the opposite side tells - but not which side of an axis is off, so
+        this is the last resort: only on an axis larger than the card by more than a penumbra's
+        width (SHADOW_EXCESS), of keeping both sides or moving either or both, the one nearest the
+        card's size, if that is within 2 %. (On a fit nearer the card's size the ramp's foot was
+        the worse place on rendered white tables, mostly on a lit side while the excess lay on a
+        shadowed one: such a fit is left to `_clear_of_shadows`.)"""
+        ramp = np.array([sd.ramp_px for sd in fit.sides])
+        if not ramp.any():
+            return c, c_mm
+        mm_per_px = float(np.mean(self.table.mm_per_px(c)))
+        margin = np.zeros(4)
+        for k, size, nominal in self._axes(c_mm):
+            if size <= (1 + SHADOW_EXCESS) * nominal:
+                continue  # a penumbra's worth at most: `_clear_of_shadows` takes it
+            options = [(), (k,), (k + 2,), (k, k + 2)]
+            moved = [size + sum(ramp[j] for j in o) * mm_per_px for o in options]
+            best = int(np.argmin([abs(m - nominal) for m in moved]))
+            if best and abs(moved[best] / nominal - 1) < 0.02:
+                for j in options[best]:
+                    margin[j] = ramp[j]
+        if not margin.any():
+            return c, c_mm
+        q = _offset_quad(c, margin)
+        if q is None:
+            return c, c_mm
+        return q, self.table.to_mm(q)
 
     def _grow_sides(self, image: np.ndarray, c: np.ndarray, c_mm: np.ndarray) -> list[CardCandidate]:
         """Card-sized fits around a calibrated fit `c` (px; `c_mm` on the table) that is off the
@@ -1968,10 +2016,19 @@ def _card_around(c: np.ndarray, c_mm: np.ndarray, short: float, long: float) -> 
 def _on_printed_frame(image: np.ndarray, q: np.ndarray, unlike: float = 40.0) -> list[bool]:
     """Per side of the quad q (px), whether it keeps to a frame printed inside the card: a card's
     rim or border is one colour all round, so a side with another colour just inside it than
-    most other sides have, and such a side's inside colour just beyond it, lies inside the rim."""
+    most other sides have, and such a side's inside colour just beyond it, lies inside the rim.
+    The rim beyond such a side and just inside the others may be lit differently (the card's own
+    shadow darkens the sides away from the light): the colours are compared up to a brightness
+    factor of RIM_SHADE."""
     inside, outside = _outline_colours(image, q, _side_lengths(q)[0])
     apart = np.linalg.norm(inside[:, None] - inside[None], axis=2) > unlike  # k, j
-    beyond = np.linalg.norm(outside[:, None] - inside[None], axis=2)  # k's outside to j's inside
+    # k's outside against j's inside at the brightness that matches them best
+    k = (
+        np.einsum("kc,jc->kj", outside, inside)
+        / np.maximum(np.einsum("jc,jc->j", inside, inside), 1e-9)[None]
+    )
+    k = np.clip(k, 1 / RIM_SHADE, RIM_SHADE)
+    beyond = np.linalg.norm(outside[:, None] - k[..., None] * inside[None], axis=2)
     close = beyond < 0.15 * np.linalg.norm(inside[:, None] - inside[None], axis=2)
     return (np.logical_or.reduce(apart & close, axis=1) & (np.add.reduce(apart, axis=1) >= 2)).tolist()
 
@@ -2041,6 +2098,13 @@ def _outside_spread(image: np.ndarray, q: np.ndarray) -> float:
     others' median."""
     _, outside = _outline_colours(image, q, _side_lengths(q)[0])
     return float(np.linalg.norm(outside - np.median(outside, axis=0), axis=1).max())
+
+
+def _inside_spread(image: np.ndarray, q: np.ndarray) -> float:
+    """How far the colour just inside the quad q (px) on its most different side is from the
+    others' median (a card's rim, one colour all round, inside a fit on the card's edge)."""
+    inside, _ = _outline_colours(image, q, _side_lengths(q)[0])
+    return float(np.linalg.norm(inside - np.median(inside, axis=0), axis=1).max())
 
 
 def _one_polarity(steps: np.ndarray, strong: float = 20.0) -> bool:

@@ -51,6 +51,10 @@ class SideFit:
     # The card is not clearly lighter than what lies beyond, where its edge can merge into its
     # shadow's penumbra: the line may lie up to a penumbra's width outside the card, not inside.
     shadowed: bool = False
+    # Where the card's edge and its shadow's penumbra make one soft ramp, which the profile alone
+    # cannot split: how far (px, outward; <= 0) the ramp's foot on the card's side lies from the
+    # line. The card's edge is there or at the line; the card's size can tell which.
+    ramp_px: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -446,9 +450,13 @@ def _step_models(m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray
     )
 
 
-def _own_edge_shifts(img, lines: _Lines, out, p0, p1, pol, ns, width, px_per_mm: float) -> np.ndarray:
+def _own_edge_shifts(
+    img, lines: _Lines, out, p0, p1, pol, ns, width, px_per_mm: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Per side, how far (px, outward) the card's own edge lies from its fitted line; 0 where the
-    profile is one plain step (the line is on it) or too unclear to say."""
+    profile is one plain step (the line is on it) or too unclear to say. Then per side where the
+    profile is one soft ramp that a card | band | table fit splits with no dip between the two
+    steps, how far the ramp's foot on the card's side lies (px, outward, < 0; else 0)."""
     k = len(p0)
     c, dd = lines.c, lines.d
     normal = np.stack([-dd[:, 1], dd[:, 0]], axis=1)
@@ -487,8 +495,9 @@ def _own_edge_shifts(img, lines: _Lines, out, p0, p1, pol, ns, width, px_per_mm:
     band0, far0 = g0[:, 0] + g0[:, 1], g0[:, 0] + g0[:, 1] + g0[:, 2]
     r = np.flatnonzero((ssr[np.arange(k), best] < 0.5 * one) & (band0 < far0) & (band0 > 0.2 * far0))
     shifts = np.zeros(k)
+    ramps = np.zeros(k)
     if not len(r):
-        return shifts
+        return shifts, ramps
     theta, ssr_fit = _fit_band(y[r], np.concatenate([lv[r], params[best[r]]], axis=1))
     e, w, s1, s2 = theta[:, 3:4], theta[:, 4:5], theta[:, 5:6], theta[:, 5:6] * theta[:, 6:7]
     # The band's grey levels under the fitted shape: is it a shadow?
@@ -507,22 +516,25 @@ def _own_edge_shifts(img, lines: _Lines, out, p0, p1, pol, ns, width, px_per_mm:
     near = np.where(b < 0, np.minimum(0, b + cc), np.maximum(0, b + cc)) + theta[:, 0]  # card or table
     fitted = theta[:, 0:1] + b[:, None] * basis[:, :, 1] + cc[:, None] * basis[:, :, 2]  # the model's profile
     dip = np.where(b < 0, near - fitted.min(axis=1), fitted.max(axis=1) - near)
-    ok = (
-        ((b * cc > 0) | (dip >= MIN_BAND_DIP))
-        & (v_band < v_far)
+    banded = (
+        (v_band < v_far)
         & (v_band > (1 - MAX_SHADOW) * v_far)
         & (ssr_fit < 0.5 * one[r])
         & (np.abs(theta[:, 1]) >= 3.0)
         & (np.abs(theta[:, 2]) >= 3.0)
         & (np.abs(e[:, 0]) <= _E_GRID[-1])
     )
-    if np.logical_or.reduce(ok):
+    dipped = (b * cc > 0) | (dip >= MIN_BAND_DIP)
+    if np.logical_or.reduce(banded):
         # The card's edge is blurred alike on every side (one camera, one card): a side whose
         # fit needs a much blurrier edge than the others is some other profile (a neighbour's
         # edge in a narrow gap, a varying band) the model does not describe.
-        ok &= s1[:, 0] <= 1.6 * np.median(s1[ok, 0])
+        banded &= s1[:, 0] <= 1.6 * np.median(s1[banded, 0])
+    ok = banded & dipped
     shifts[r[ok]] = e[ok, 0] * h
-    return shifts
+    ramp = banded & ~dipped & (e[:, 0] < 0)
+    ramps[r[ramp]] = e[ramp, 0] * h
+    return shifts, ramps
 
 
 def _fit_band(y: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -615,7 +627,7 @@ def refine_quad(img: np.ndarray, quad: np.ndarray, reach: float, passes: int = 2
         fit = _fit_sides(img, q, reach if it == 0 else 4.0, first=it == 0, last=it == passes - 1)
         if fit is None:
             return None
-        lines, strength, ns, shadowed = fit
+        lines, strength, ns, shadowed, ramps = fit
         new_q = _intersections(lines)
         if new_q is None:
             return None
@@ -623,14 +635,15 @@ def refine_quad(img: np.ndarray, quad: np.ndarray, reach: float, passes: int = 2
         if np.maximum.reduce(np.add.reduce((new_q - q) ** 2, axis=1)) > (2.5 * reach + 3) ** 2:
             return None
         q = new_q
-    return _quad_fit(q, lines, strength, ns, off, shadowed)
+    return _quad_fit(q, lines, strength, ns, off, shadowed, ramps)
 
 
 def _fit_sides(
     img: np.ndarray, q: np.ndarray, reach: float, first: bool, last: bool
-) -> tuple[_Lines, np.ndarray, np.ndarray] | None:
+) -> tuple[_Lines, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
     """One pass: a line fitted to each side of `q` from edge points within `reach` px of it, with
-    the points' strengths and the number of samples per side; None when a side has too little
+    the points' strengths, the number of samples per side, whether each side may have merged
+    into a shadow and where a soft ramp's foot lies (see SideFit); None when a side has too little
     edge (or, on the first pass, the quad as a whole)."""
     p0, p1 = q, q[_NEXT]
     corners = q.tolist()
@@ -665,6 +678,7 @@ def _fit_sides(
         return None
     strength = e.strength
     shadowed = np.zeros(len(ns), bool)
+    ramps = np.zeros(len(ns))
     rimmed = np.zeros(len(ns), bool)
     if last:
         # The edge found gets brighter outward. If a thin dark line runs just inside it (the
@@ -688,21 +702,28 @@ def _fit_sides(
         r = np.flatnonzero(e.inside <= (1 + LIGHTER_CARD) * e.beyond)
         if len(r):
             px_per_mm = min(np.linalg.norm(q - q[_NEXT], axis=1).tolist()) / 63.0
-            shift = _own_edge_shifts(
+            shift, ramp = _own_edge_shifts(
                 img, lines.rows(r), out[r], p0[r], p1[r], e.polarity[r], ns[r], width, px_per_mm
             )
             shadowed[r] = ~rimmed[r]
+            ramps[r] = ramp
             if np.logical_or.reduce(shift != 0):
                 full = np.zeros(len(ns))
                 full[r] = shift
                 lines = lines.shifted(full, out)
     if first and np.add.reduce(np.add.reduce(lines.keep, axis=1) / ns) / len(ns) < 0.45:
         return None  # mostly not an edge: give up before the fine pass
-    return lines, strength, ns, shadowed
+    return lines, strength, ns, shadowed, ramps
 
 
 def _quad_fit(
-    q: np.ndarray, lines: _Lines, strength: np.ndarray, ns: np.ndarray, off: np.ndarray, shadowed: np.ndarray
+    q: np.ndarray,
+    lines: _Lines,
+    strength: np.ndarray,
+    ns: np.ndarray,
+    off: np.ndarray,
+    shadowed: np.ndarray,
+    ramps: np.ndarray,
 ) -> QuadFit:
     """The result in image pixels: corners, their sigmas and each side's fit."""
     keep = lines.keep
@@ -714,8 +735,8 @@ def _quad_fit(
     contrast = _masked_median(strength, keep)
     c, d = lines.c + off, lines.d.copy()
     sides = tuple(
-        SideFit(pt, dd, res, n, n / m, span, con, sh)
-        for pt, dd, res, n, m, span, con, sh in zip(
+        SideFit(pt, dd, res, n, n / m, span, con, sh, rp)
+        for pt, dd, res, n, m, span, con, sh, rp in zip(
             c,
             d,
             rms.tolist(),
@@ -724,6 +745,7 @@ def _quad_fit(
             length.tolist(),
             contrast.tolist(),
             shadowed.tolist(),
+            ramps.tolist(),
         )
     )
     q = q + off
