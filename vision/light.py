@@ -22,9 +22,9 @@ def fit_light(
     per channel the gain, then the wash's) and which samples it explains within `tol` (distance
     in B G R levels). Fitted first to the best `start` share of the samples, then to those it
     explains, `rounds` times. With `clipped`, a level at least that bright is one the sensor
-    clipped: it says only "at least this" - it pulls the light up to it, never down (a card
-    glare washes nearly white is known from its few unclipped levels and that, not from those
-    alone, which a pawn on it may be most of) - and no level above 255 is predicted.
+    clipped: it says only "at least this" - it pulls the light up to it, never down - and no
+    level above 255 is predicted. (On a card a glare washes nearly white, the few unclipped
+    levels may be mostly a pawn's: fitted to those alone, the light would explain the pawn.)
     None when too few samples are left to fit."""
     s = np.asarray(seen, np.float64)
     design = np.concatenate([np.asarray(printed, np.float64), np.asarray(wash, np.float64)], axis=1)
