@@ -89,3 +89,36 @@ def test_a_standee_whose_glare_clips_its_blue_is_on_its_card():
     assert _on_cards(truth, reading) == {p["color"]: p["on_card"] for p in truth["pawns"]}
     p = next(p for p in reading.pawns if p.color == "blue")
     assert np.hypot(*(np.subtract(p.center_px, t["center_px"]))) < 25
+
+
+def test_a_pawn_on_a_card_the_glare_clips_nearly_white_is_on_its_card():
+    # A blue disc on the Trap's dark bomb, in the glare's middle: most of the card reads clipped
+    # white, the disc's own blue channel too. Fitted to the unclipped levels alone (the disc's
+    # mostly), the light would make the bomb look like the disc; the clipped levels say the
+    # light is at least that bright there, which leaves the bomb grey and the disc unexplained.
+    image, truth, reading = _read("harsh", 2000091)
+    t = next(p for p in truth["pawns"] if p["color"] == "blue")
+    card = next(c for c in truth["cards"] if c["id"] == t["on_card"])
+    x0, y0 = np.int32(np.min(card["corners_px"], axis=0))
+    x1, y1 = np.int32(np.max(card["corners_px"], axis=0))
+    inside = np.zeros(image.shape[:2], np.uint8)
+    cv2.fillPoly(inside, [np.int32(card["corners_px"])], 255)
+    lit = image[y0:y1, x0:x1][inside[y0:y1, x0:x1] > 0]
+    assert np.mean(lit.max(axis=1) >= 248) > 0.6  # the cause: the card mostly clipped
+    assert _on_cards(truth, reading) == {p["color"]: p["on_card"] for p in truth["pawns"]}
+    p = next(p for p in reading.pawns if p.color == "blue")
+    assert np.hypot(*(np.subtract(p.center_px, t["center_px"]))) < 25
+
+
+def test_a_glare_paled_standee_pitted_by_noise_is_on_its_card():
+    # A yellow standee on a back, its red and green clipped: its saturation sits about the pale
+    # pass's least, so noise takes pixels inside it below that - holes, judged as such (few),
+    # which do not make its outline any less compact.
+    image, truth, reading = _read("harsh", 2000061)
+    t = next(p for p in truth["pawns"] if p["color"] == "yellow")
+    x, y = (int(v) for v in t["center_px"])
+    s = _saturation(image, (x - 6, y - 18), r=6)  # its lit figure, above the foot
+    assert np.mean(s < PALE_SATURATION) > 0.1 and np.median(s) < 1.2 * PALE_SATURATION  # the cause
+    assert _on_cards(truth, reading) == {p["color"]: p["on_card"] for p in truth["pawns"]}
+    p = next(p for p in reading.pawns if p.color == "yellow")
+    assert np.hypot(*(np.subtract(p.center_px, t["center_px"]))) < 25

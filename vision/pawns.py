@@ -50,7 +50,7 @@ MIN_VALUE = 90
 # The light on a card with known art (`_Light`): fitted to at most LIT_PIXELS of its pixels on
 # the shrunk copy, robustly - first to the best LIT_START of them, then to those within LIT_TOL
 # (BGR distance) of the fit, LIT_ROUNDS times. A channel at least CLIPPED bright is clipped by
-# the sensor (it says only "at least this"): not fitted.
+# the sensor: it says only "at least this" (`fit_light`).
 LIT_START, LIT_TOL, LIT_ROUNDS, LIT_PIXELS, CLIPPED = 0.6, 40.0, 4, 600, 248
 # A pixel one of whose channels alone is clipped shows a hue shifted from its colour's, away from
 # that channel's primary (a bright blue's blue clips first, its green catches up: it reads cyan);
@@ -655,15 +655,15 @@ class _Light:
     def fit(cls, small: np.ndarray, card: np.ndarray, upright: np.ndarray, art: np.ndarray) -> _Light | None:
         """The light on a card (corners `card`, art's upright corners `upright`, both on the shrunk
         copy `small`) from its pixels a little inside the edge (at most LIT_PIXELS of them,
-        evenly spread); a pawn on it, or a glare's clipped spot, is left out of the fit. None if
-        too little of it is seen."""
+        evenly spread); a pawn on it is left out of the fit, a glare's clipped levels say only
+        that the light is at least that bright there. None if too little of it is seen."""
         q = np.asarray(card, np.float32)
         got = _inside(small, q)
         if got is None:
             return None
         (x0, y0, x1, y1), inside = got
         seen = small[y0:y1, x0:x1]
-        at = np.flatnonzero((inside > 0) & (seen.max(axis=2) < CLIPPED))
+        at = np.flatnonzero(inside)
         n_terms = 7
         if len(at) < 4 * n_terms:
             return None
@@ -676,7 +676,7 @@ class _Light:
         s = seen.reshape(-1, 3)[at].astype(np.float64)
         art_at = warped.reshape(-1, 3)[at]
         wash = np.stack([np.ones_like(u), u, v, u * u, v * v, u * v], 1)
-        fit = fit_light(s, art_at, wash, LIT_TOL, LIT_START, LIT_ROUNDS, clip=True)
+        fit = fit_light(s, art_at, wash, LIT_TOL, LIT_START, LIT_ROUNDS, clipped=CLIPPED)
         if fit is None:
             return None
         coef = fit[0]
@@ -1248,22 +1248,27 @@ def _art_match(
 def _judge(
     roi, m, own, x, y, w, h, area, min_area, max_area, lenient=False, probe=False, paled=None
 ) -> tuple[float, np.ndarray] | None:
-    """(solidity, mean colour of its surroundings) of a blob if it can be a pawn, else None. A
-    `probe` judges no shapes. `paled()` (as `own`): pixels of its colour, paler, that are no hole
-    in it."""
+    """(solidity of its outline, mean colour of its surroundings) of a blob if it can be a pawn,
+    else None. A `probe` judges no shapes. `paled()` (as `own`): pixels of its colour, paler,
+    that are no hole in it."""
     if not ((PROBE_AREA if probe else 0.5 if lenient else 1.0) * min_area <= area <= max_area):
         return None
     contours, _ = cv2.findContours(own.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     c = max(contours, key=cv2.contourArea)
     hull = cv2.contourArea(cv2.convexHull(c)) + 0.5 * cv2.arcLength(c, True) + 1.0
-    solidity = min(area / hull, 1.0)
+    filled = np.zeros(own.shape, np.uint8)
+    cv2.drawContours(filled, [c], -1, 255, cv2.FILLED)
+    enclosed = cv2.countNonZero(filled)
+    # The outline's solidity (an L, a crescent): holes in it are judged on their own (a few
+    # pixels of a glare-paled pawn that noise takes below a saturation make no L of it).
+    solidity = min(enclosed / hull, 1.0)
     if not probe:
         (_, _), (rw, rh), _ = cv2.minAreaRect(c)
         if max(rw, rh) > (2 if lenient else 1) * MAX_ASPECT * max(min(rw, rh), 1.0):
             return None  # a thin strip (a card's printed frame), not a standing figure
         if solidity < (0.6 if lenient else 1.0) * MIN_SOLIDITY:
             return None  # an L or a letter, not a figure
-        holes = _hole_fraction(own, c)
+        holes = max(enclosed - area, 0) / max(enclosed, 1)
         if holes > MAX_HOLES and (
             paled is None or holes > HIGHLIGHT_HOLES or _hole_fraction(own | paled(), c) > MAX_HOLES
         ):
