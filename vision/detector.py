@@ -1626,6 +1626,7 @@ class CardDetector:
                 continue
             es, el = exp
             # box edges: p0->p1 has length bw, p1->p2 length bh
+            placed = False
             for k in (1, 2, 3, 4):
                 for n in (1, 2, 3, 4) if self.table is not None else (1,):
                     if k * n < 2 or (n > 1 and k == 1):
@@ -1634,10 +1635,18 @@ class CardDetector:
                         piece, width = along / k, across / n
                         for ps, pl in ((es, el), (el, es)):
                             if abs(piece / ps - 1) < 0.15 and abs(width / pl - 1) < 0.12:
-                                got = self._cut(image, box, k, n, i0, done)
-                                if len(got) < k * n and self.table is not None:
-                                    got += self._placed_in_grid(image, box, k, n, i0, (ps, pl) == (es, el))
-                                out.extend(got)
+                                # With sizes in mm, a grid whose outline measures k x n cards
+                                # places them; else each piece is refined alone (a piece's side
+                                # may settle on a light rim's inner edge, a rim off).
+                                if placed:
+                                    continue  # the grid, placed from its other side's view
+                                got = (
+                                    self._placed_in_grid(image, box, k, n, i0, (ps, pl) == (es, el))
+                                    if self.table is not None
+                                    else []
+                                )
+                                placed = bool(got)
+                                out.extend(got or self._cut(image, box, k, n, i0, done))
         return out
 
     def _placed_in_grid(
@@ -1649,11 +1658,15 @@ class CardDetector:
         fitted cleanly all round and measure k x n cards with one common gap of at most a few mm
         on both axes (a board or a box is not a whole number of cards both ways)."""
         s = self.settings
-        fit = refine_quad(image, box, reach=0.03 * max(_side_lengths(box)) + 3.0)
-        if fit is None or not _convex(fit.corners):
-            return []
-        support = _seen_support(fit, image.shape)
-        if min(support) < s.min_support or np.mean(support) < s.mean_support:
+        # The outline's corners are the work copy's: a few px off. A wide search also takes in
+        # the light rims' inner edges: look closer until all four sides hold.
+        for reach in (10.0, 6.0, 3.5):
+            fit = refine_quad(image, box, reach=reach)
+            if fit is not None and _convex(fit.corners):
+                support = _seen_support(fit, image.shape)
+                if min(support) >= s.min_support and np.mean(support) >= s.mean_support:
+                    break
+        else:
             return []
         c = np.roll(fit.corners, -i0, axis=0)  # c[0]->c[1]: the k cards' side
         c_mm = self.table.to_mm(c)
@@ -1687,6 +1700,18 @@ class CardDetector:
                 rect = np.array([[a0, b0], [a0 + pa, b0], [a0 + pa, b0 + pb], [a0, b0 + pb]])
                 q = cv2.perspectiveTransform(rect.reshape(-1, 1, 2), to_px).reshape(4, 2)
                 q_mm = cv2.perspectiveTransform(q.reshape(-1, 1, 2), to_table).reshape(4, 2)
+                # Where the lines between the cards show, the card's own edges place it better:
+                # looked for close (a light rim's inner edge is a few px in), and taken only
+                # at the card's size, where the grid puts it.
+                fitted = [
+                    f
+                    for f in self._refine(image, order_corners(q), reach=2.5, grow=0, sides=False)
+                    if self._full_size(f)
+                    and np.abs(f.corners_mm - order_corners(q_mm)).max() < 1.0 + max(g, 0.0)
+                ]
+                if fitted:
+                    out.append(max(fitted, key=lambda f: f.score))
+                    continue
                 order = _order_index(q)
                 # An inner side lies within the gap: its place is known to half the gap.
                 sigma = np.full(
