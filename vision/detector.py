@@ -1626,27 +1626,30 @@ class CardDetector:
                 continue
             es, el = exp
             # box edges: p0->p1 has length bw, p1->p2 length bh
-            placed = False
-            for k in (1, 2, 3, 4):
-                for n in (1, 2, 3, 4) if self.table is not None else (1,):
-                    if k * n < 2 or (n > 1 and k == 1):
-                        continue  # one card; a row is cut along its length (k), not across
-                    for along, across, i0 in ((bw * scale, bh * scale, 0), (bh * scale, bw * scale, 1)):
-                        piece, width = along / k, across / n
-                        for ps, pl in ((es, el), (el, es)):
-                            if abs(piece / ps - 1) < 0.15 and abs(width / pl - 1) < 0.12:
-                                # With sizes in mm, a grid whose outline measures k x n cards
-                                # places them; else each piece is refined alone (a piece's side
-                                # may settle on a light rim's inner edge, a rim off).
-                                if placed:
-                                    continue  # the grid, placed from its other side's view
-                                got = (
-                                    self._placed_in_grid(image, box, k, n, i0, (ps, pl) == (es, el))
-                                    if self.table is not None
-                                    else []
-                                )
-                                placed = bool(got)
-                                out.extend(got or self._cut(image, box, k, n, i0, done))
+            # Every way the box measures a row or a grid of cards (k along its side b[i0] ->
+            # b[i0 + 1], n across), given the card's size (its tolerance admits neighbours).
+            ways = [
+                (k, n, i0, (ps, pl) == (es, el))
+                for k in (1, 2, 3, 4)
+                for n in ((1, 2, 3, 4) if self.table is not None else (1,))
+                if k * n >= 2 and (n == 1 or k > 1)  # a row is cut along its length (k)
+                for along, across, i0 in ((bw * scale, bh * scale, 0), (bh * scale, bw * scale, 1))
+                for ps, pl in ((es, el), (el, es))
+                if abs(along / k / ps - 1) < 0.15 and abs(across / n / pl - 1) < 0.12
+            ]
+            # With sizes in mm, a grid whose fitted outline measures k x n cards places them, and
+            # no other way is tried; else each piece of each way is refined alone.
+            placed = []
+            if self.table is not None:
+                for way in ways:
+                    placed = self._placed_in_grid(image, box, *way)
+                    if placed:
+                        break
+            if placed:
+                out.extend(placed)
+                continue
+            for k, n, i0, _ in ways:
+                out.extend(self._cut(image, box, k, n, i0, done))
         return out
 
     def _placed_in_grid(
