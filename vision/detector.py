@@ -1619,8 +1619,9 @@ class CardDetector:
             e = np.linalg.norm(np.roll(box, -1, axis=0) - box, axis=1) / scale
             bw, bh = (e[0] + e[2]) / 2, (e[1] + e[3]) / 2
             poly = shapely.Polygon(box)
-            if found is not None and poly.intersection(found).area > 0.6 * poly.area:
-                continue
+            covered = 0.0 if found is None else poly.intersection(found).area / poly.area
+            if covered > 0.9:
+                continue  # every card of it found
             exp = self._expected_card_px(cards, box.mean(axis=0))
             if exp is None:
                 continue
@@ -1648,6 +1649,8 @@ class CardDetector:
             if placed:
                 out.extend(placed)
                 continue
+            if covered > 0.6:
+                continue  # most of its cards found: the rest are read by `_partly_covered`
             for k, n, i0, _ in ways:
                 out.extend(self._cut(image, box, k, n, i0, done))
         return out
