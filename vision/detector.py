@@ -1738,23 +1738,22 @@ class CardDetector:
     def _cut(
         self, image: np.ndarray, box: np.ndarray, k: int, n: int, i0: int, done: list[np.ndarray]
     ) -> list[CardCandidate]:
-        """The cards of a box cut into k x n equal pieces (k along its side from b[0] to b[1])."""
+        """The cards of a box (a quad: a grid seen in perspective) cut into k x n pieces, k along
+        its side from b[0] to b[1]."""
         b = np.roll(box, -i0, axis=0)  # b[0]->b[1] is the side to cut into k pieces
-        along, across = b[1] - b[0], b[3] - b[0]
+
+        def at(s: float, t: float) -> np.ndarray:
+            return (1 - t) * (b[0] + (b[1] - b[0]) * s) + t * (b[3] + (b[2] - b[3]) * s)
+
         res = []
         for i in range(k):
             for j in range(n):
-                q = np.array(
-                    [
-                        b[0] + along * (s / k) + across * (t / n)
-                        for s, t in ((i, j), (i + 1, j), (i + 1, j + 1), (i, j + 1))
-                    ]
-                )
+                q = np.array([at(s / k, t / n) for s, t in ((i, j), (i + 1, j), (i + 1, j + 1), (i, j + 1))])
                 q = order_corners(q)
                 if any(np.max(np.abs(q - o)) < 3 for o in done):
                     continue
                 done.append(q)
-                res.extend(self._refine(image, q, reach=0.06 * np.linalg.norm(along) / k + 4))
+                res.extend(self._refine(image, q, reach=0.06 * np.linalg.norm(b[1] - b[0]) / k + 4))
         return res
 
 
