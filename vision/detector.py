@@ -1610,18 +1610,18 @@ class CardDetector:
             (cx, cy), (bw, bh), ang = rect
             if bw * bh <= 0 or cv2.contourArea(cnt) / (bw * bh) < 0.85:
                 continue
-            box = cv2.boxPoints(rect).astype(np.float64) * scale + (scale - 1) / 2
+            # The outline's own four corners where it has them: a grid seen in perspective is no
+            # rectangle in the image, and its box strays from it by several px at the corners.
+            quads = _rough_quads(cnt)
+            box = (order_corners(quads[0]) if quads else cv2.boxPoints(rect).astype(np.float64)) * scale + (
+                scale - 1
+            ) / 2
+            e = np.linalg.norm(np.roll(box, -1, axis=0) - box, axis=1) / scale
+            bw, bh = (e[0] + e[2]) / 2, (e[1] + e[3]) / 2
             poly = shapely.Polygon(box)
             covered = 0.0 if found is None else poly.intersection(found).area / poly.area
             if covered > 0.9:
                 continue  # every card of it found
-            # The outline's own four corners where it has them: a grid seen in perspective is no
-            # rectangle in the image, and its box strays from it by several px at the corners.
-            quads = _rough_quads(cnt)
-            if quads:
-                box = order_corners(quads[0]) * scale + (scale - 1) / 2
-                e = np.linalg.norm(np.roll(box, -1, axis=0) - box, axis=1) / scale
-                bw, bh = (e[0] + e[2]) / 2, (e[1] + e[3]) / 2
             exp = self._expected_card_px(cards, box.mean(axis=0))
             if exp is None:
                 continue
