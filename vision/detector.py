@@ -1715,7 +1715,11 @@ class CardDetector:
     def _split_touching(
         self, image: np.ndarray, blobs: list[np.ndarray], scale: float, cards: list[CardCandidate]
     ) -> list[CardCandidate]:
-        """Blobs the size of 2-4 cards in a row, not explained by found cards: cut along the row."""
+        """Blobs the size of 2-4 cards in a row, or of a grid of up to 4 x 4 cards edge to edge
+        (players lay cards so), not explained by found cards: cut into the cards. Touching cards
+        of one colour (backs with light rims, on any cloth) may show no line between them that
+        would part the blob: their box and the card's size place the cuts, and each piece is
+        refined to the card's own edges."""
         import shapely
 
         found = shapely.union_all([shapely.Polygon(c.corners_px) for c in cards]) if cards else None
@@ -1726,43 +1730,150 @@ class CardDetector:
             (cx, cy), (bw, bh), ang = rect
             if bw * bh <= 0 or cv2.contourArea(cnt) / (bw * bh) < 0.85:
                 continue
-            box = cv2.boxPoints(rect).astype(np.float64) * scale + (scale - 1) / 2
+            # The outline's own four corners where it has them: a grid seen in perspective is no
+            # rectangle in the image, and its box strays from it by several px at the corners.
+            quads = _rough_quads(cnt)
+            box = (order_corners(quads[0]) if quads else cv2.boxPoints(rect).astype(np.float64)) * scale + (
+                scale - 1
+            ) / 2
+            e = np.linalg.norm(np.roll(box, -1, axis=0) - box, axis=1) / scale
+            bw, bh = (e[0] + e[2]) / 2, (e[1] + e[3]) / 2
             poly = shapely.Polygon(box)
-            if found is not None and poly.intersection(found).area > 0.6 * poly.area:
-                continue
+            covered = 0.0 if found is None else poly.intersection(found).area / poly.area
+            if covered > 0.9:
+                continue  # every card of it found
             exp = self._expected_card_px(cards, box.mean(axis=0))
             if exp is None:
                 continue
             es, el = exp
-            # box edges: p0->p1 has length bw, p1->p2 length bh (boxPoints order)
-            for k in (2, 3, 4):
-                for along, across, i0 in ((bw * scale, bh * scale, 0), (bh * scale, bw * scale, 1)):
-                    piece = along / k
-                    for ps, pl in ((es, el), (el, es)):
-                        if abs(piece / ps - 1) < 0.15 and abs(across / pl - 1) < 0.12:
-                            out.extend(self._cut(image, box, k, i0, done))
+            # box edges: p0->p1 has length bw, p1->p2 length bh
+            # Every way the box measures a row or a grid of cards (k along its side b[i0] ->
+            # b[i0 + 1], n across), given the card's size (its tolerance admits neighbours).
+            ways = [
+                (k, n, i0, (ps, pl) == (es, el))
+                for k in (1, 2, 3, 4)
+                for n in ((1, 2, 3, 4) if self.table is not None else (1,))
+                if k * n >= 2 and (n == 1 or k > 1)  # a row is cut along its length (k)
+                for along, across, i0 in ((bw * scale, bh * scale, 0), (bh * scale, bw * scale, 1))
+                for ps, pl in ((es, el), (el, es))
+                if abs(along / k / ps - 1) < 0.15 and abs(across / n / pl - 1) < 0.12
+            ]
+            # With sizes in mm, a grid whose fitted outline measures k x n cards places them, and
+            # no other way is tried; else each piece of each way is refined alone.
+            placed = []
+            if self.table is not None:
+                for way in ways:
+                    placed = self._placed_in_grid(image, box, *way)
+                    if placed:
+                        break
+            if placed:
+                out.extend(placed)
+                continue
+            if covered > 0.6:
+                continue  # most of its cards found: the rest are read by `_partly_covered`
+            for k, n, i0, _ in ways:
+                out.extend(self._cut(image, box, k, n, i0, done))
+        return out
+
+    def _placed_in_grid(
+        self, image: np.ndarray, box: np.ndarray, k: int, n: int, i0: int, short_along: bool
+    ) -> list[CardCandidate]:
+        """The cards of a k x n grid of touching cards placed by the card's size within the grid's
+        outline (full-size px), where the lines between them do not show (backs of one colour
+        edge to edge: each card's light rim runs into its neighbour's). The outline must be
+        fitted cleanly all round and measure k x n cards with one common gap of at most a few mm
+        on both axes (a board or a box is not a whole number of cards both ways)."""
+        s = self.settings
+        # The outline's corners are the work copy's: a few px off. A wide search also takes in
+        # the light rims' inner edges: look closer until all four sides hold.
+        for reach in (10.0, 6.0, 3.5):
+            fit = refine_quad(image, box, reach=reach)
+            if fit is not None and _convex(fit.corners):
+                support = _seen_support(fit, image.shape)
+                if min(support) >= s.min_support and np.mean(support) >= s.mean_support:
+                    break
+        else:
+            return []
+        c = np.roll(fit.corners, -i0, axis=0)  # c[0]->c[1]: the k cards' side
+        c_mm = self.table.to_mm(c)
+        if max(_corner_skew_deg(c_mm, j) for j in range(4)) > s.max_skew_deg:
+            return []
+        e = np.linalg.norm(np.roll(c_mm, -1, axis=0) - c_mm, axis=1)
+        la, lb = (e[0] + e[2]) / 2, (e[1] + e[3]) / 2
+        cs, cl = sorted(s.card_size_mm)
+        pa, pb = (cs, cl) if short_along else (cl, cs)
+        gaps = [(length - m * p) / (m - 1) for length, m, p in ((la, k, pa), (lb, n, pb)) if m > 1]
+        for length, m, p in ((la, k, pa), (lb, n, pb)):
+            if m == 1 and abs(length - p) > s.size_tolerance * p / 2:
+                return []
+        # Cards laid edge to edge: at most ~3 mm apart (wider gaps show the table between them),
+        # the same on both axes.
+        if not all(-0.7 < g < 3.0 for g in gaps) or (len(gaps) == 2 and abs(gaps[0] - gaps[1]) > 1.5):
+            return []
+        g = float(np.mean(gaps))
+        try:
+            to_px = cv2.getPerspectiveTransform(
+                np.float32([[0, 0], [la, 0], [la, lb], [0, lb]]), c.astype(np.float32)
+            )
+            to_table = cv2.getPerspectiveTransform(c.astype(np.float32), c_mm.astype(np.float32))
+        except cv2.error:
+            return []
+        score = float(np.clip(np.mean(support), 0, 1))
+        out: list[CardCandidate] = []
+        for i in range(k):
+            for j in range(n):
+                a0, b0 = i * (la - pa) / max(k - 1, 1), j * (lb - pb) / max(n - 1, 1)
+                rect = np.array([[a0, b0], [a0 + pa, b0], [a0 + pa, b0 + pb], [a0, b0 + pb]])
+                q = cv2.perspectiveTransform(rect.reshape(-1, 1, 2), to_px).reshape(4, 2)
+                q_mm = cv2.perspectiveTransform(q.reshape(-1, 1, 2), to_table).reshape(4, 2)
+                # Where the lines between the cards show, the card's own edges place it better:
+                # looked for close (a light rim's inner edge is a few px in), and taken only
+                # at the card's size, where the grid puts it.
+                fitted = [
+                    f
+                    for f in self._refine(image, order_corners(q), reach=2.5, grow=0, sides=False)
+                    if self._full_size(f)
+                    and np.abs(f.corners_mm - order_corners(q_mm)).max() < 1.0 + max(g, 0.0)
+                ]
+                if fitted:
+                    out.append(max(fitted, key=lambda f: f.score))
+                    continue
+                order = _order_index(q)
+                # An inner side lies within the gap: its place is known to half the gap.
+                sigma = np.full(
+                    4, float(np.max(fit.sigma_px)) + max(g, 0.5) / 2 / float(np.mean(self.table.mm_per_px(q)))
+                )
+                out.append(
+                    CardCandidate(
+                        corners_px=q[order],
+                        sigma_px=sigma,
+                        score=score,
+                        fit=fit,
+                        corners_mm=q_mm[order],
+                        sigma_mm=np.asarray(self.table.sigma_mm(q[order], sigma)),
+                    )
+                )
         return out
 
     def _cut(
-        self, image: np.ndarray, box: np.ndarray, k: int, i0: int, done: list[np.ndarray]
+        self, image: np.ndarray, box: np.ndarray, k: int, n: int, i0: int, done: list[np.ndarray]
     ) -> list[CardCandidate]:
+        """The cards of a box (a quad: a grid seen in perspective) cut into k x n pieces, k along
+        its side from b[0] to b[1]."""
         b = np.roll(box, -i0, axis=0)  # b[0]->b[1] is the side to cut into k pieces
+
+        def at(s: float, t: float) -> np.ndarray:
+            return (1 - t) * (b[0] + (b[1] - b[0]) * s) + t * (b[3] + (b[2] - b[3]) * s)
+
         res = []
         for i in range(k):
-            t0, t1 = i / k, (i + 1) / k
-            q = np.array(
-                [
-                    b[0] + (b[1] - b[0]) * t0,
-                    b[0] + (b[1] - b[0]) * t1,
-                    b[3] + (b[2] - b[3]) * t1,
-                    b[3] + (b[2] - b[3]) * t0,
-                ]
-            )
-            q = order_corners(q)
-            if any(np.max(np.abs(q - o)) < 3 for o in done):
-                continue
-            done.append(q)
-            res.extend(self._refine(image, q, reach=0.06 * np.linalg.norm(b[1] - b[0]) / k + 4))
+            for j in range(n):
+                q = np.array([at(s / k, t / n) for s, t in ((i, j), (i + 1, j), (i + 1, j + 1), (i, j + 1))])
+                q = order_corners(q)
+                if any(np.max(np.abs(q - o)) < 3 for o in done):
+                    continue
+                done.append(q)
+                res.extend(self._refine(image, q, reach=0.06 * np.linalg.norm(b[1] - b[0]) / k + 4))
         return res
 
 
