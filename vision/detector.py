@@ -683,6 +683,8 @@ class CardDetector:
                 return None
             new[hid] = c[real] + t * d / max(span, 1e-9)
             sig[hid] = math.hypot(fit.sigma_px[hid] * t / max(span, 1.0), fit.sigma_px[real])
+        if float(np.abs(new - c).max()) < 1.0:
+            return None  # the side fitted where the card's size puts it: a measurement after all
         # Placed, the side still lies within the frame's border (a corner hardly out of view,
         # whose card shows too little of the frame's edge to be fitted as cut by it).
         h, w = shape[:2]
