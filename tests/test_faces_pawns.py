@@ -245,3 +245,18 @@ def test_a_standee_beats_print_of_its_colour_the_art_does_not_explain():
     seen = find_pawns(image, cards, arts=arts, nadir_px=_nadir(CAM))
     assert {p.color: p.card_index for p in seen} == _wanted(truth)
     _near_truth(seen, truth, 25)
+
+
+def test_a_yellow_disc_on_a_plain_face_leaves_it_face_up_and_named():
+    """A disc over the middle of a face that is mostly blank card (Empty Lair) hides most of its
+    art, and a yellow one looks like the back's yellow target: both distances sit near their
+    limits, but the face stays by far the nearer - face up, named, at every turn. The same
+    disc on a back leaves it face down."""
+    cards = [
+        Card(i + 1, "Empty Lair", (300 + 110 * (i % 6), 214 + 150 * (i // 6)), 26 + 37 * i, True)
+        for i in range(17)
+    ]
+    cards.append(Card(18, "Empty Lair", (850, 514), 0, False))
+    pawns = tuple(Pawn(str(c.id), "yellow", c.center_mm, c.id, "disc") for c in cards)
+    *_, faces = _frame(Scene(cards=tuple(cards), pawns=pawns), "dark_cloth", 2)
+    assert [(r.face, r.name) for r in faces] == [("up", "Empty Lair")] * 17 + [("down", None)]

@@ -29,6 +29,10 @@ BACK_MATCH = 0.55
 FACE_MATCH = 0.6
 # A back farther than this is surely not the back: the card is face up even if its face is unknown.
 NOT_BACK = 0.85
+# ... or a face within COVER_MATCH is at most FACE_OVER_BACK x the back's distance: a pawn on a face
+# pulls both distances up (a yellow pawn on a white face even looks like the back's yellow ring),
+# but leaves the face much the nearer.
+FACE_OVER_BACK = 0.8
 # A partly covered card: a pixel farther than COVER_PX from every face is the cover; at least
 # MIN_UNCOVERED of the card must remain, and the best face must beat the next by COVER_MARGIN.
 COVER_PX = 0.8
@@ -320,7 +324,11 @@ class FaceLibrary:
         second_d = ranked[1][0] if len(ranked) > 1 else np.inf
         if back_d < BACK_MATCH and back_d < best_d:
             return FaceReading("down", None, back_d, best_d, False)
-        surely_up = back_d > NOT_BACK or self._back_desc is None
+        surely_up = (
+            back_d > NOT_BACK
+            or self._back_desc is None
+            or (best_d < COVER_MATCH and best_d < FACE_OVER_BACK * back_d)
+        )
         if (best_d < FACE_MATCH and best_d < back_d) or surely_up:
             # Look-alikes (a pawn on one can make it look like another): the printed name decides.
             rivals = [(n, f) for dist, n, f in ranked[:4] if dist < NAME_RIVAL * best_d]
