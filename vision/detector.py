@@ -2087,8 +2087,8 @@ def _seen_support(fit: QuadFit, shape: tuple[int, ...]) -> list[float]:
         p = c[k] + t * (c[(k + 1) % 4] - c[k])
         inside = float(np.mean((p[:, 0] > 2) & (p[:, 0] < w - 3) & (p[:, 1] > 2) & (p[:, 1] < h - 3)))
         if _beyond_frame(c[k], c[(k + 1) % 4], shape):
-            # Mostly beyond the frame's edge: no pixel of it was seen, what "edge" its profiles
-            # found there is the frame's padding.
+            # Beyond the frame's edge: no pixel of it was seen, what "edge" its profiles found
+            # there is the frame's padding.
             out.append(0.0)
         else:
             # Mostly out of view (along the frame's last rows): the few samples inside cannot
@@ -2115,12 +2115,12 @@ def _onto_frame_edge(c: np.ndarray, i: int, axis: int, lim: float, tol: float) -
 
 
 def _beyond_frame(a: np.ndarray, b: np.ndarray, shape: tuple[int, ...]) -> bool:
-    """Whether most of the segment a-b (px; its middle, the corners left out) lies more than a
-    pixel beyond the edge of a frame of this shape: there it was not seen."""
+    """Whether the segment a-b (px; its middle, the corners left out) lies wholly more than a
+    pixel beyond the edge of a frame of this shape: no part of it was seen."""
     h, w = shape[:2]
     p = a + np.linspace(0.12, 0.88, 16)[:, None] * (b - a)
     out = (p < -1.5).any(axis=1) | (p > np.array([w, h]) + 0.5).any(axis=1)
-    return float(np.mean(out)) > 0.5
+    return bool(out.all())
 
 
 def _order_index(q: np.ndarray) -> np.ndarray:
