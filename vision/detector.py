@@ -1420,9 +1420,10 @@ class CardDetector:
         """Whether a card whose edge runs from its corner `corner` on towards `beyond` (px) shows
         the table, not itself, just inside that line past the corner (`ctr`: a point on the
         card's side of it; `card`: the card's colour just inside its edge). With `outside`, the
-        colour just outside that edge: also when the line shows no edge past the corner (the same
-        colour either side of it: a neighbour lying across it there, touching the corner) - a
-        card's edge running on past a corner of its printed frame keeps its step there."""
+        colour just outside that edge: whether the edge's step ends at the corner (the same
+        colour either side of the line past it: the table, or a neighbour lying across it
+        there) - a card's edge running on past a corner of its printed frame, or of bands
+        printed along its sides, keeps its step there."""
         d = beyond - corner
         gap = float(np.linalg.norm(d))
         start = max(3.0, 1.5 / float(np.mean(self.table.mm_per_px(corner[None]))))  # clear of a shadow
@@ -1437,13 +1438,20 @@ class CardDetector:
             image, pts[:, :1].copy(), pts[:, 1:].copy(), cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
         ).reshape(len(pts), -1)
         past, across = got[:6].astype(np.float32), got[6:].astype(np.float32)
+        if outside is not None:
+            # The edge's step across its line, past the corner: kept (the card runs on), or gone.
+            # Beside a white card on a white table its border passes for the table; a
+            # neighbour's colour for the card's. The step tells either, once clear of the
+            # texture's own spread.
+            step = float(np.median(np.linalg.norm(past - across, axis=1)))
+            edge = float(np.linalg.norm(card - outside))
+            spread = float(np.median(np.linalg.norm(across - np.median(across, axis=0), axis=1)))
+            if step < 0.5 * edge:
+                return True
+            if step > 2.0 * spread:
+                return False
         colour = np.median(past, axis=0)
-        if float(_off_table(colour[None], table)[0]) < float(np.linalg.norm(colour - card)):
-            return True
-        if outside is None:
-            return False
-        step = float(np.median(np.linalg.norm(past - across, axis=1)))
-        return step < 0.5 * float(np.linalg.norm(card - outside))
+        return float(_off_table(colour[None], table)[0]) < float(np.linalg.norm(colour - card))
 
     def _completed(
         self, new: np.ndarray, sig: np.ndarray, fit: QuadFit, sup: list[float], resid: float
