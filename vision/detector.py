@@ -1439,17 +1439,15 @@ class CardDetector:
         ).reshape(len(pts), -1)
         past, across = got[:6].astype(np.float32), got[6:].astype(np.float32)
         if outside is not None:
-            # The edge's step across its line, past the corner: kept (the card runs on), or gone.
-            # Beside a white card on a white table its border passes for the table; a
-            # neighbour's colour for the card's. The step tells either, once clear of the
-            # texture's own spread.
-            step = float(np.median(np.linalg.norm(past - across, axis=1)))
-            edge = float(np.linalg.norm(card - outside))
+            # Past the corner, the edge runs on when the card's colour still lies on its side of
+            # the line and the outside's on the other. Beside a white card on a white table its
+            # border passes for the table; a neighbour touching the corner for the card, a
+            # neighbour's edge in line with it for the edge: the two colours together tell.
             spread = float(np.median(np.linalg.norm(across - np.median(across, axis=0), axis=1)))
-            if step < 0.5 * edge:
-                return True
-            if step > 2.0 * spread:
-                return False
+            if float(np.linalg.norm(card - outside)) > 3.0 * spread:
+                dc = np.linalg.norm(past - card, axis=1), np.linalg.norm(across - card, axis=1)
+                do = np.linalg.norm(past - outside, axis=1), np.linalg.norm(across - outside, axis=1)
+                return float(np.mean((dc[0] < do[0]) & (do[1] < dc[1]))) <= 0.5
         colour = np.median(past, axis=0)
         return float(_off_table(colour[None], table)[0]) < float(np.linalg.norm(colour - card))
 
