@@ -1159,7 +1159,7 @@ class CardDetector:
                 ]
         out = []
         for c in got:
-            # Still a card showing three corners, and mostly in view (else too little is seen).
+            # Still a card showing three corners, and enough of it in view (else too little is seen).
             inter, _ = cv2.intersectConvexConvex(c.corners_px.astype(np.float32), frame)
             seen = inter >= MIN_SEEN_SHARE * abs(_poly_area(c.corners_px))
             if seen and _hidden_corner(c.corners_px, image.shape, 1.0) is not None:
@@ -1366,7 +1366,7 @@ class CardDetector:
         frame = np.array([[-0.5, -0.5], [w - 0.5, -0.5], [w - 0.5, h - 0.5], [-0.5, h - 0.5]], np.float32)
         inter, _ = cv2.intersectConvexConvex(new.astype(np.float32), frame)
         if inter < MIN_SEEN_SHARE * abs(_poly_area(new)):
-            return []  # mostly out of view: too little seen to place it
+            return []  # too little in view to place it
         return self._completed(new, sig, fit, sup, resid)
 
     def _fit_cut_around(
@@ -1537,7 +1537,7 @@ class CardDetector:
         frame = np.array([[-0.5, -0.5], [w - 0.5, -0.5], [w - 0.5, h - 0.5], [-0.5, h - 0.5]], np.float32)
         inter, _ = cv2.intersectConvexConvex(new.astype(np.float32), frame)
         if not _convex(new) or inter < MIN_SEEN_SHARE * abs(_poly_area(new)):
-            return []  # mostly out of view: too little seen to place it
+            return []  # too little in view to place it
         # The sides' direction errors grow with the distance from what was seen.
         sig = fit.sigma_px.copy()
         for far, length, seen_len in ((a, la_card, la), (b, lb_card, lb)):
