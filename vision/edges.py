@@ -248,13 +248,6 @@ def _edge_points(
     base = p0[:, :, None] + d[:, :, None] * t  # k x 2 x n
     if shift:
         base = base + shift * outward[:, :, None]
-    h, w = img.shape[:2]
-    if not (base.min() >= -0.5 and base[:, 0].max() <= w - 0.5 and base[:, 1].max() <= h - 0.5):
-        # A side running off the image (the frame's edge: callers crop only there) is seen only
-        # up to it; beyond, the border's replicated pixels show an edge where there is none.
-        valid = valid & (
-            (base[:, 0] >= -0.5) & (base[:, 0] <= w - 0.5) & (base[:, 1] >= -0.5) & (base[:, 1] <= h - 0.5)
-        )
     offs = _offsets(float(reach))
     m = len(offs)
     # Sample positions, x then y: 3 parallel profiles x k sides x n samples x m offsets across.
@@ -310,6 +303,12 @@ def _edge_points(
         0.0,
     )
     strong = inner & (s1 > 1.0) & (s1 > typical[:, None])
+    h, w = img.shape[:2]
+    xs, ys = pts[:, 1], pts[:, 2]
+    if xs.min() < -1.5 or ys.min() < -1.5 or xs.max() > w + 0.5 or ys.max() > h + 0.5:
+        # A pixel beyond the image (the frame's edge: callers crop only there) the border's
+        # replicated pixels show an edge where a side running off it has none.
+        strong &= (xs >= -1.5) & (ys >= -1.5) & (xs <= w + 0.5) & (ys <= h + 0.5)
     if not np.logical_and.reduce(usable):
         strong &= usable[:, None]
     found = strong & (s1 > 1.4 * np.maximum.reduce(rest, axis=2))
