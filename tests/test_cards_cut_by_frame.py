@@ -126,6 +126,26 @@ def test_no_card_from_the_printed_panel_of_a_face_showing_three_corners():
         # A back whose hidden corner is hardly out of view (9 px): its side there runs along the
         # frame's border, too little of it cut off to fit the card as cut; placed by the size.
         ("white", 2000069, 2, 1, 1.5),
+        # A back 65 % in view across the bottom edge, a neighbour's corner touching its top left
+        # corner: past that corner along its far edge lies the neighbour, across the edge's line
+        # (no step: the edge ends at the corner).
+        ("wood", 2000106, 2, 2, 2.0),
+        # A face lying long side across, half in view: its share in view as completed wavers
+        # about a half.
+        ("wood", 2000104, 6, 2, 2.0),
+        # A face 79 % in view whose green band along the cut was fitted as a printed frame's side:
+        # the card around it took a grain line above and a "side" in the padding beyond the frame.
+        ("wood", 2000109, 8, 2, 2.0),
+        # The same on a white table: light letters on its green band end 2 px before the frame's
+        # edge, where the fit of the cut side stopped.
+        ("white", 2000109, 8, 2, 2.0),
+        # A face showing three corners, one 3 px in view: a slanted side running off the bottom
+        # edge, whose fit took edges from the border's replicated pixels beyond the frame.
+        ("white", 2000080, 9, 1, 2.0),
+        # A face lying long side across, 86 % in view, whose blue side bands span a card's width
+        # the other way: the card's top edge runs on past the bands' corners (its white border
+        # on the white table passed for the table there).
+        ("white", 2000129, 1, 2, 2.0),
     ],
 )
 def test_card_cut_by_the_frame_is_fitted_to_its_own_edges(preset, seed, card_id, hidden, worst_px):

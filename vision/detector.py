@@ -32,6 +32,10 @@ SHADOW_EXCESS = 0.025
 # How much brighter one stretch of a card's rim may be lit than another (a shadow's penumbra over part of it)
 RIM_SHADE = 1.3
 TYPICAL_FOCAL = 0.8  # a phone's or webcam's focal length, in units of the frame's long side
+# Least share of a card running off the frame (of its area in the image) that must be in view to
+# complete it from its seen sides and its size. A card half in view must be found: its seen share
+# as completed from a fit wavers by a few % about the truth, so the limit keeps a margin below half.
+MIN_SEEN_SHARE = 0.4
 
 
 @dataclass(frozen=True)
@@ -683,7 +687,7 @@ class CardDetector:
                 return None
             new[hid] = c[real] + t * d / max(span, 1e-9)
             sig[hid] = math.hypot(fit.sigma_px[hid] * t / max(span, 1.0), fit.sigma_px[real])
-        if float(np.abs(new - c).max()) < 1.0:
+        if float(np.abs(new - c).max()) < 1.0 and not _beyond_frame(c[k], c[(k + 1) % 4], shape):
             return None  # the side fitted where the card's size puts it: a measurement after all
         # Placed, the side still lies within the frame's border (a corner hardly out of view,
         # whose card shows too little of the frame's edge to be fitted as cut by it).
@@ -1155,9 +1159,9 @@ class CardDetector:
                 ]
         out = []
         for c in got:
-            # Still a card showing three corners, and mostly in view (else too little is seen).
+            # Still a card showing three corners, and enough of it in view (else too little is seen).
             inter, _ = cv2.intersectConvexConvex(c.corners_px.astype(np.float32), frame)
-            seen = inter >= 0.5 * abs(_poly_area(c.corners_px))
+            seen = inter >= MIN_SEEN_SHARE * abs(_poly_area(c.corners_px))
             if seen and _hidden_corner(c.corners_px, image.shape, 1.0) is not None:
                 out.append(c)
         return out
@@ -1204,6 +1208,10 @@ class CardDetector:
         pads = [[0.0 if v > 127 else 255.0 for v in middle]]
         if (unlike := _unlike(along).tolist()) != pads[0]:
             pads.append(unlike)
+        # The step the fit finds along the cut side is the frame's edge, or up to a few px
+        # inside it where the card's own print changes in its last rows (a band's letters cut by
+        # the frame): as far as a blob's outline may keep off the frame's edge (`_cut_by_frame`).
+        edge_tol = 3.0 * max(1.0, max(h, w) / WORK_LONG_SIDE) + 3.0
         pad = int(reach) + 8
         x0, y0 = (int(v) - pad for v in q.min(axis=0))
         x1, y1 = (int(v) + pad + 1 for v in q.max(axis=0))
@@ -1227,8 +1235,8 @@ class CardDetector:
                 fit = refine_quad(crop, q - off, reach=0.55 * reach)
             if fit is None:
                 break
-            c = fit.corners + off
-            if _convex(c) and abs(c[i, axis] - lim) <= 1.5 and abs(c[i1, axis] - lim) <= 1.5:
+            c = _onto_frame_edge(fit.corners + off, i, axis, lim, edge_tol)
+            if c is not None:
                 break
         if fit is None:
             if not grow:
@@ -1237,7 +1245,7 @@ class CardDetector:
             # light table is faint, too far out for this search: look a border's width further.
             m = s.border_mm / float(np.mean(self.table.mm_per_px(q)))
             return self._fit_cut_around(image, q, i, axis, lim, m, table, corner_in_view, seek_far=True)
-        if not _convex(c) or abs(c[i, axis] - lim) > 1.5 or abs(c[i1, axis] - lim) > 1.5:
+        if c is None:
             return []  # the cut side is not the frame's edge: not a card running off the frame
         # The pad beyond every edge of the frame makes each a clean straight edge: a side fitted
         # on another one is no card edge (the card runs off a corner of the frame).
@@ -1335,7 +1343,7 @@ class CardDetector:
                 default=past,
             )
             end = c[k] + max(min(past, room), 0.0) * d
-            if not self._ends_at(image, c[k], end, c.mean(axis=0), inside[i2], table):
+            if not self._ends_at(image, c[k], end, c.mean(axis=0), inside[i2], table, outside[i2]):
                 return []
         new = c.copy()
         sig = fit.sigma_px.copy()
@@ -1357,8 +1365,8 @@ class CardDetector:
             sig[hid] = math.hypot(fit.sigma_px[hid] * t / max(np.linalg.norm(d), 1.0), fit.sigma_px[real])
         frame = np.array([[-0.5, -0.5], [w - 0.5, -0.5], [w - 0.5, h - 0.5], [-0.5, h - 0.5]], np.float32)
         inter, _ = cv2.intersectConvexConvex(new.astype(np.float32), frame)
-        if inter < 0.5 * abs(_poly_area(new)):
-            return []  # mostly out of view: too little seen to place it
+        if inter < MIN_SEEN_SHARE * abs(_poly_area(new)):
+            return []  # too little in view to place it
         return self._completed(new, sig, fit, sup, resid)
 
     def _fit_cut_around(
@@ -1407,10 +1415,15 @@ class CardDetector:
         ctr: np.ndarray,
         card: np.ndarray,
         table: np.ndarray,
+        outside: np.ndarray | None = None,
     ) -> bool:
         """Whether a card whose edge runs from its corner `corner` on towards `beyond` (px) shows
         the table, not itself, just inside that line past the corner (`ctr`: a point on the
-        card's side of it; `card`: the card's colour just inside its edge)."""
+        card's side of it; `card`: the card's colour just inside its edge). With `outside`, the
+        colour just outside that edge: whether the edge's step ends at the corner (the same
+        colour either side of the line past it: the table, or a neighbour lying across it
+        there) - a card's edge running on past a corner of its printed frame, or of bands
+        printed along its sides, keeps its step there."""
         d = beyond - corner
         gap = float(np.linalg.norm(d))
         start = max(3.0, 1.5 / float(np.mean(self.table.mm_per_px(corner[None]))))  # clear of a shadow
@@ -1418,16 +1431,24 @@ class CardDetector:
             return True  # the corner is at the frame's edge: nothing past it to look at
         d /= gap
         inward = (ctr - corner) - ((ctr - corner) @ d) * d
-        pts = (
-            corner
-            + np.linspace(start, gap - 1.0, 6)[:, None] * d
-            + 4.0 * inward / (np.linalg.norm(inward) + 1e-9)
-        )
-        pts = pts.astype(np.float32)
-        past = cv2.remap(
+        inward *= 4.0 / (np.linalg.norm(inward) + 1e-9)
+        along = corner + np.linspace(start, gap - 1.0, 6)[:, None] * d
+        pts = np.concatenate([along + inward, along - inward]).astype(np.float32)
+        got = cv2.remap(
             image, pts[:, :1].copy(), pts[:, 1:].copy(), cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
         ).reshape(len(pts), -1)
-        colour = np.median(past.astype(np.float32), axis=0)
+        past, across = got[:6].astype(np.float32), got[6:].astype(np.float32)
+        if outside is not None:
+            # Past the corner, the edge runs on when the card's colour still lies on its side of
+            # the line and the outside's on the other. Beside a white card on a white table its
+            # border passes for the table; a neighbour touching the corner for the card, a
+            # neighbour's edge in line with it for the edge: the two colours together tell.
+            spread = float(np.median(np.linalg.norm(across - np.median(across, axis=0), axis=1)))
+            if float(np.linalg.norm(card - outside)) > 3.0 * spread:
+                dc = np.linalg.norm(past - card, axis=1), np.linalg.norm(across - card, axis=1)
+                do = np.linalg.norm(past - outside, axis=1), np.linalg.norm(across - outside, axis=1)
+                return float(np.mean((dc[0] < do[0]) & (do[1] < dc[1]))) <= 0.5
+        colour = np.median(past, axis=0)
         return float(_off_table(colour[None], table)[0]) < float(np.linalg.norm(colour - card))
 
     def _completed(
@@ -1515,8 +1536,8 @@ class CardDetector:
         h, w = image.shape[:2]
         frame = np.array([[-0.5, -0.5], [w - 0.5, -0.5], [w - 0.5, h - 0.5], [-0.5, h - 0.5]], np.float32)
         inter, _ = cv2.intersectConvexConvex(new.astype(np.float32), frame)
-        if not _convex(new) or inter < 0.5 * abs(_poly_area(new)):
-            return []  # mostly out of view: too little seen to place it
+        if not _convex(new) or inter < MIN_SEEN_SHARE * abs(_poly_area(new)):
+            return []  # too little in view to place it
         # The sides' direction errors grow with the distance from what was seen.
         sig = fit.sigma_px.copy()
         for far, length, seen_len in ((a, la_card, la), (b, lb_card, lb)):
@@ -2071,9 +2092,41 @@ def _seen_support(fit: QuadFit, shape: tuple[int, ...]) -> list[float]:
     for k, sd in enumerate(fit.sides):
         p = c[k] + t * (c[(k + 1) % 4] - c[k])
         inside = float(np.mean((p[:, 0] > 2) & (p[:, 0] < w - 3) & (p[:, 1] > 2) & (p[:, 1] < h - 3)))
-        # Mostly out of view: the few samples inside cannot vouch for it, judge it as it is.
-        out.append(sd.support if inside < 0.4 else min(1.0, sd.support / inside))
+        if _beyond_frame(c[k], c[(k + 1) % 4], shape):
+            # Beyond the frame's edge: no pixel of it was seen, what "edge" its profiles found
+            # there is the frame's padding.
+            out.append(0.0)
+        else:
+            # Mostly out of view (along the frame's last rows): the few samples inside cannot
+            # vouch for it, judge it as it is.
+            out.append(sd.support if inside < 0.4 else min(1.0, sd.support / inside))
     return out
+
+
+def _onto_frame_edge(c: np.ndarray, i: int, axis: int, lim: float, tol: float) -> np.ndarray | None:
+    """A fitted convex quad c (px) whose side i lies within tol px of the frame's edge `axis` =
+    `lim`, with that side's corners moved along their other sides onto the edge: where the card
+    leaves the view is known exactly, whatever step the fit found there. None when c is not
+    convex or side i is not on that edge."""
+    i1 = (i + 1) % 4
+    if not _convex(c) or abs(c[i, axis] - lim) > tol or abs(c[i1, axis] - lim) > tol:
+        return None
+    out = c.copy()
+    for k, other in ((i, (i + 3) % 4), (i1, (i + 2) % 4)):
+        d = c[k] - c[other]
+        if abs(d[axis]) < 1e-6:
+            return None
+        out[k] = c[other] + d * (lim - c[other, axis]) / d[axis]
+    return out
+
+
+def _beyond_frame(a: np.ndarray, b: np.ndarray, shape: tuple[int, ...]) -> bool:
+    """Whether the segment a-b (px; its middle, the corners left out) lies wholly more than a
+    pixel beyond the edge of a frame of this shape: no part of it was seen."""
+    h, w = shape[:2]
+    p = a + np.linspace(0.12, 0.88, 16)[:, None] * (b - a)
+    out = (p < -1.5).any(axis=1) | (p > np.array([w, h]) + 0.5).any(axis=1)
+    return bool(out.all())
 
 
 def _order_index(q: np.ndarray) -> np.ndarray:

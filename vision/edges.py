@@ -303,6 +303,12 @@ def _edge_points(
         0.0,
     )
     strong = inner & (s1 > 1.0) & (s1 > typical[:, None])
+    h, w = img.shape[:2]
+    xs, ys = pts[:, 1], pts[:, 2]
+    if xs.min() < -1.5 or ys.min() < -1.5 or xs.max() > w + 0.5 or ys.max() > h + 0.5:
+        # More than a pixel beyond the image (the frame's edge: callers crop only there), the
+        # border's replicated pixels show an edge where a side running off it has none.
+        strong &= (xs >= -1.5) & (ys >= -1.5) & (xs <= w + 0.5) & (ys <= h + 0.5)
     if not np.logical_and.reduce(usable):
         strong &= usable[:, None]
     found = strong & (s1 > 1.4 * np.maximum.reduce(rest, axis=2))
