@@ -743,7 +743,8 @@ class CardDetector:
         the worse place on rendered white tables, mostly on a lit side while the excess lay on a
         shadowed one: such a fit is left to `_clear_of_shadows`.)"""
         ramp = np.array([sd.ramp_px for sd in fit.sides])
-        if not ramp.any():
+        slack = np.array([sd.slack_px for sd in fit.sides])
+        if not ramp.any() and not slack.any():
             return c, c_mm
         mm_per_px = float(np.mean(self.table.mm_per_px(c)))
         margin = np.zeros(4)
@@ -756,6 +757,14 @@ class CardDetector:
             if best and abs(moved[best] / nominal - 1) < 0.02:
                 for j in options[best]:
                     margin[j] = ramp[j]
+                continue
+            # No foot fits, but the excess lies within the ramps the sides' profiles show (a
+            # blurred frame widens them beyond a penumbra's worth): the card's edges lie somewhere
+            # on those ramps, and its size says where. The wider ramp takes the larger share.
+            room = -slack[[k, k + 2]]
+            excess = (size - nominal) / mm_per_px
+            if room.sum() >= excess:
+                margin[[k, k + 2]] = -excess * room / room.sum()
         if not margin.any():
             return c, c_mm
         q = _offset_quad(c, margin)
