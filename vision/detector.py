@@ -741,7 +741,10 @@ class CardDetector:
         width (SHADOW_EXCESS), of keeping both sides or moving either or both, the one nearest the
         card's size, if that is within 2 %. (On a fit nearer the card's size the ramp's foot was
         the worse place on rendered white tables, mostly on a lit side while the excess lay on a
-        shadowed one: such a fit is left to `_clear_of_shadows`.)"""
+        shadowed one: such a fit is left to `_clear_of_shadows`.) Failing that, a fit within the
+        size tolerance whose excess the sides' slack (`SideFit.slack_px`) takes up is moved in by
+        it: in a blurred frame the ramps are wider than a penumbra, and the card's edges lie on
+        them where its size puts them."""
         ramp = np.array([sd.ramp_px for sd in fit.sides])
         slack = np.array([sd.slack_px for sd in fit.sides])
         if not ramp.any() and not slack.any():
@@ -763,7 +766,7 @@ class CardDetector:
             # on those ramps, and its size says where. The wider ramp takes the larger share.
             room = -slack[[k, k + 2]]
             excess = (size - nominal) / mm_per_px
-            if room.sum() >= excess:
+            if room.sum() >= excess and size <= (1 + self.settings.size_tolerance) * nominal:
                 margin[[k, k + 2]] = -excess * room / room.sum()
         if not margin.any():
             return c, c_mm
