@@ -69,6 +69,11 @@ def _corner_errors_mm(cond: str, seed: int, card: int) -> np.ndarray:
         # A back's rim merging into its shadow's penumbra in one soft ramp: fitted at the ramp's
         # steepest point the card was 65.4 mm wide; the ramp's foot is its edge, as its size says.
         ("random", 2000050, 4, "an edge at its ramp's foot"),
+        # A grey-rimmed back on white in a frame with 5 px of motion blur: its edge and its
+        # shadow's penumbra make ramps 3-5 px wide, whose steepest points lay 2-3 px beyond the
+        # card (66.2 mm wide, more than a penumbra's worth); the card's edges lie on those ramps,
+        # where its size puts them.
+        ("random", 2000098, 7, "an edge on a blurred ramp"),
     ],
 )
 def test_card_fitted_to_its_own_edges(cond: str, seed: int, card: int, what: str) -> None:

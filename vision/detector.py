@@ -83,6 +83,9 @@ class CardCandidate:
     # Found around a clean outline printed on the card, one colour (its border) between the two:
     # the printed frame vouches for an outer edge too faint to be clean (white on white).
     framed: bool = False
+    # Larger than the card on an axis, its sides there moved onto their ramps by the card's size
+    # (`CardDetector._on_ramps`): placed, not measured at that size.
+    on_ramps: bool = False
 
     @cached_property
     def area_px(self) -> float:
@@ -410,6 +413,11 @@ class CardDetector:
         """Both sides of a calibrated fit within 2 % of the card's."""
         return c.corners_mm is not None and self._full_size_mm(c.corners_mm)
 
+    def _measured_full_size(self, c: CardCandidate) -> bool:
+        """`_full_size`, and measured so: a fit placed on its ramps by its size (`_on_ramps`) is the
+        last resort, and does not stop a search for a fit measured at the card's size."""
+        return not c.on_ramps and self._full_size(c)
+
     def _full_size_mm(self, corners_mm: np.ndarray) -> bool:
         ms, ml = _side_lengths(corners_mm)
         cs, cl = sorted(self.settings.card_size_mm)
@@ -484,6 +492,7 @@ class CardDetector:
             return []
         out: list[CardCandidate] = []
         corners_mm = sigma_mm = None
+        on_ramps: int | None = None  # the axis `_on_ramps` placed
         margins: list[float] = []
         if self.table is not None:
             corners_mm = self.table.to_mm(c)
@@ -515,7 +524,7 @@ class CardDetector:
                 if around is not None:
                     m = border_mm / mm_per_px
                     got = self._refine(image, around, reach=max(0.35 * m, 3.0), grow=grow - 1)
-                if not any(self._full_size(g) for g in got):
+                if not any(self._measured_full_size(g) for g in got):
                     # Some sides of the fit were the card's own edges already: the frame is
                     # not centred on the card. Move every side out by the mean border instead.
                     m = ((cs - ms) + (cl - ml)) / 4 / mm_per_px
@@ -523,7 +532,12 @@ class CardDetector:
                     if bigger is not None:
                         got += self._refine(image, bigger, reach=max(0.35 * m, 2.5), grow=grow - 1)
                 m = border_mm / mm_per_px
-                if around is not None and not weak and m < 10.0 and not any(self._full_size(g) for g in got):
+                if (
+                    around is not None
+                    and not weak
+                    and m < 10.0
+                    and not any(self._measured_full_size(g) for g in got)
+                ):
                     # A narrow border (a white one on a white table, whose edge is faint): the
                     # second pass of the fit searches 4 px either side and may reach the clean
                     # frame's stronger edge and settle there. Keep to the first pass, whose
@@ -538,18 +552,20 @@ class CardDetector:
                 (grow if sides is None else sides)
                 and ok
                 and not self._full_size_mm(corners_mm)
-                and not any(self._full_size(g) for g in out)
+                and not any(self._measured_full_size(g) for g in out)
             ):
                 # A card within the size tolerance whose one side may be a printed border's, or a
                 # shadow's or a grain line's beyond the card.
                 out.extend(self._grow_sides(image, c, corners_mm))
-            if ok and not self._full_size_mm(corners_mm) and any(self._full_size(g) for g in out):
+            if ok and not self._full_size_mm(corners_mm) and any(self._measured_full_size(g) for g in out):
                 # The same card fitted at its size with some sides moved: this fit kept to a
                 # printed frame or an edge beyond the card on those sides. (Left in, it could win
                 # on a cleaner line where the card's own edge is faint.)
                 ok = False
             if ok:
-                c, corners_mm = self._clear_of_shadows(c, corners_mm, fit, placed)
+                if not self._full_size_mm(corners_mm) and not any(self._measured_full_size(g) for g in out):
+                    c, corners_mm, on_ramps = self._on_ramps(c, corners_mm, fit)
+                c, corners_mm = self._clear_of_shadows(c, corners_mm, fit, placed, on_ramps)
                 sigma_mm = self.table.sigma_mm(c, sigma_px)
             else:
                 corners_mm = None
@@ -574,6 +590,7 @@ class CardDetector:
                     fit=fit,
                     corners_mm=None if corners_mm is None else corners_mm[order],
                     sigma_mm=None if sigma_mm is None else np.asarray(sigma_mm)[order],
+                    on_ramps=on_ramps is not None,
                 )
             )
         if grow:
@@ -705,7 +722,12 @@ class CardDetector:
         return (lp, (e[1 - lp] + e[3 - lp]) / 2, cs), (1 - lp, (e[lp] + e[lp + 2]) / 2, cl)
 
     def _clear_of_shadows(
-        self, c: np.ndarray, c_mm: np.ndarray, fit: QuadFit, placed: int | None = None
+        self,
+        c: np.ndarray,
+        c_mm: np.ndarray,
+        fit: QuadFit,
+        placed: int | None = None,
+        on_ramps: int | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """A calibrated fit `c` (px; `c_mm` on the table) with its shadowed sides moved in by what
         the fit exceeds the card's size: where a card is not clearly lighter than the table and
@@ -713,12 +735,15 @@ class CardDetector:
         up to the penumbra's width (0.2-1 mm on rendered white tables) and never inside it, so the
         card's known size tells how far. The excess on an axis is shared by its shadowed sides;
         more than a penumbra's worth is some other error, left to the size checks. `placed`: a
-        side placed by the card's size (`_off_frame_border`): its axis tells nothing."""
+        side placed by the card's size (`_off_frame_border`): its axis tells nothing; nor does
+        the axis `on_ramps` placed (its first side)."""
         sides = fit.sides
         if not any(sd.shadowed for sd in sides):
             return c, c_mm
         margin = np.zeros(4)
-        axes = tuple(a for a in self._axes(c_mm) if placed is None or placed % 2 != a[0])
+        axes = tuple(
+            a for a in self._axes(c_mm) if a[0] not in (None if placed is None else placed % 2, on_ramps)
+        )
         if any(size <= nominal for _, size, nominal in axes):
             return c, c_mm  # a card merging into its shadows all round is larger both ways
         for k, size, nominal in axes:
@@ -766,6 +791,36 @@ class CardDetector:
         if q is None:
             return c, c_mm
         return q, self.table.to_mm(q)
+
+    def _on_ramps(
+        self, c: np.ndarray, c_mm: np.ndarray, fit: QuadFit
+    ) -> tuple[np.ndarray, np.ndarray, int | None]:
+        """A calibrated fit `c` (px; `c_mm` on the table) larger than the card by more than a
+        penumbra's worth on an axis, with that axis's sides moved in by the excess where their
+        slack (`SideFit.slack_px`) takes it up; and the first side of the axis so placed (else
+        None). In a blurred frame (motion, defocus) the ramp of a card's edge merging into its
+        shadow is wider than a penumbra and its steepest point lies further beyond the card: the
+        card's edges lie somewhere on those ramps, and only its size says where. The wider ramp
+        takes the larger share. The last resort, after every measured fit: only one axis, the
+        one furthest off."""
+        slack = np.array([sd.slack_px for sd in fit.sides])
+        if not slack.any():
+            return c, c_mm, None
+        axes = [a for a in self._axes(c_mm) if a[1] > (1 + SHADOW_EXCESS) * a[2]]
+        if not axes:
+            return c, c_mm, None
+        k, size, nominal = max(axes, key=lambda a: a[1] / a[2])
+        mm_per_px = float(np.mean(self.table.mm_per_px(c)))
+        room = -slack[[k, k + 2]]
+        excess = (size - nominal) / mm_per_px
+        if room.sum() < excess:
+            return c, c_mm, None
+        margin = np.zeros(4)
+        margin[[k, k + 2]] = -excess * room / room.sum()
+        q = _offset_quad(c, margin)
+        if q is None:
+            return c, c_mm, None
+        return q, self.table.to_mm(q), k
 
     def _grow_sides(self, image: np.ndarray, c: np.ndarray, c_mm: np.ndarray) -> list[CardCandidate]:
         """Card-sized fits around a calibrated fit `c` (px; `c_mm` on the table) that is off the

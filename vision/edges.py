@@ -55,6 +55,11 @@ class SideFit:
     # cannot split: how far (px, outward; <= 0) the ramp's foot on the card's side lies from the
     # line. The card's edge is there or at the line; the card's size can tell which.
     ramp_px: float = 0.0
+    # Where the card may merge into its shadow: how far (px, outward; <= 0) inside the line the
+    # side's profile is still changing - the inner end of the ramp the line lies on. A blurred
+    # frame (motion, defocus) widens the ramp, and the card's edge may lie anywhere on it, so this
+    # bounds how far its size may move the side in.
+    slack_px: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -458,11 +463,12 @@ def _step_models(m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray
 
 def _own_edge_shifts(
     img, lines: _Lines, out, p0, p1, pol, ns, width, px_per_mm: float
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per side, how far (px, outward) the card's own edge lies from its fitted line; 0 where the
     profile is one plain step (the line is on it) or too unclear to say. Then per side where the
     profile is one soft ramp that a card | band | table fit splits with no dip between the two
-    steps, how far the ramp's foot on the card's side lies (px, outward, < 0; else 0)."""
+    steps, how far the ramp's foot on the card's side lies (px, outward, < 0; else 0). Then per
+    side not moved, its slack (`SideFit.slack_px`)."""
     k = len(p0)
     c, dd = lines.c, lines.d
     normal = np.stack([-dd[:, 1], dd[:, 0]], axis=1)
@@ -488,6 +494,7 @@ def _own_edge_shifts(
     # Mean profiles over the side's inliers: along the polarity (the fit) and grey (the shadow test).
     y = np.einsum("knmc,kc,kn->km", sampled, pol.astype(np.float32), wgt).astype(np.float64)
     grey = np.einsum("knmc,kn->km", sampled, wgt).astype(np.float64) / nc
+    slack = _ramp_slack(y, h)
     q, pinv, params, one_step = _step_models(m)
     proj = (y @ q).reshape(k, -1, 3)
     ssr = np.add.reduce(y * y, axis=1)[:, None] - np.add.reduce(proj * proj, axis=2)  # k x models
@@ -503,7 +510,7 @@ def _own_edge_shifts(
     shifts = np.zeros(k)
     ramps = np.zeros(k)
     if not len(r):
-        return shifts, ramps
+        return shifts, ramps, slack
     theta, ssr_fit = _fit_band(y[r], np.concatenate([lv[r], params[best[r]]], axis=1))
     e, w, s1, s2 = theta[:, 3:4], theta[:, 4:5], theta[:, 5:6], theta[:, 5:6] * theta[:, 6:7]
     # The band's grey levels under the fitted shape: is it a shadow?
@@ -540,7 +547,27 @@ def _own_edge_shifts(
     shifts[r[ok]] = e[ok, 0] * h
     ramp = banded & ~dipped & (e[:, 0] < 0)
     ramps[r[ramp]] = e[ramp, 0] * h
-    return shifts, ramps
+    slack[r[ok]] = 0.0  # the card's own step was found: the side moved onto it
+    return shifts, ramps, slack
+
+
+SLACK_FLAT = 0.1  # a profile changing by less than this share of its edge's steepest change is flat
+
+
+def _ramp_slack(y: np.ndarray, h: float) -> np.ndarray:
+    """Per mean profile y (k x m, sample spacing h px, the line at MODEL_INSIDE), how far (px,
+    <= 0) inward from the line's steepest change the profile keeps changing the same way: where
+    its slope over 4 samples first falls to SLACK_FLAT of the peak's (a dip's bottom or the card's
+    flat level), or the window's end if it never does."""
+    d = y[:, 4:] - y[:, :-4]  # column j: slope at sample j + 2
+    i0 = MODEL_INSIDE - 2
+    near = d[:, i0 - 4 : i0 + 5]
+    top = near.argmax(axis=1) + i0 - 4
+    peak = near.max(axis=1)
+    cols = np.arange(d.shape[1])
+    flat = (d <= SLACK_FLAT * peak[:, None]) & (cols[None, :] < top[:, None])
+    foot = np.where(flat.any(axis=1), d.shape[1] - 1 - np.argmax(flat[:, ::-1], axis=1), 0) + 2
+    return np.where(peak > 0, np.minimum(foot - MODEL_INSIDE, 0) * h, 0.0)
 
 
 def _fit_band(y: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -633,7 +660,7 @@ def refine_quad(img: np.ndarray, quad: np.ndarray, reach: float, passes: int = 2
         fit = _fit_sides(img, q, reach if it == 0 else 4.0, first=it == 0, last=it == passes - 1)
         if fit is None:
             return None
-        lines, strength, ns, shadowed, ramps = fit
+        lines, strength, ns, shadowed, ramps, slack = fit
         new_q = _intersections(lines)
         if new_q is None:
             return None
@@ -641,12 +668,12 @@ def refine_quad(img: np.ndarray, quad: np.ndarray, reach: float, passes: int = 2
         if np.maximum.reduce(np.add.reduce((new_q - q) ** 2, axis=1)) > (2.5 * reach + 3) ** 2:
             return None
         q = new_q
-    return _quad_fit(q, lines, strength, ns, off, shadowed, ramps)
+    return _quad_fit(q, lines, strength, ns, off, shadowed, ramps, slack)
 
 
 def _fit_sides(
     img: np.ndarray, q: np.ndarray, reach: float, first: bool, last: bool
-) -> tuple[_Lines, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+) -> tuple[_Lines, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
     """One pass: a line fitted to each side of `q` from edge points within `reach` px of it, with
     the points' strengths, the number of samples per side, whether each side may have merged
     into a shadow and where a soft ramp's foot lies (see SideFit); None when a side has too little
@@ -685,6 +712,7 @@ def _fit_sides(
     strength = e.strength
     shadowed = np.zeros(len(ns), bool)
     ramps = np.zeros(len(ns))
+    slack = np.zeros(len(ns))
     rimmed = np.zeros(len(ns), bool)
     if last:
         # The edge found gets brighter outward. If a thin dark line runs just inside it (the
@@ -708,18 +736,19 @@ def _fit_sides(
         r = np.flatnonzero(e.inside <= (1 + LIGHTER_CARD) * e.beyond)
         if len(r):
             px_per_mm = min(np.linalg.norm(q - q[_NEXT], axis=1).tolist()) / 63.0
-            shift, ramp = _own_edge_shifts(
+            shift, ramp, slk = _own_edge_shifts(
                 img, lines.rows(r), out[r], p0[r], p1[r], e.polarity[r], ns[r], width, px_per_mm
             )
             shadowed[r] = ~rimmed[r]
             ramps[r] = ramp
+            slack[r] = np.where(rimmed[r], 0.0, slk)
             if np.logical_or.reduce(shift != 0):
                 full = np.zeros(len(ns))
                 full[r] = shift
                 lines = lines.shifted(full, out)
     if first and np.add.reduce(np.add.reduce(lines.keep, axis=1) / ns) / len(ns) < 0.45:
         return None  # mostly not an edge: give up before the fine pass
-    return lines, strength, ns, shadowed, ramps
+    return lines, strength, ns, shadowed, ramps, slack
 
 
 def _quad_fit(
@@ -730,6 +759,7 @@ def _quad_fit(
     off: np.ndarray,
     shadowed: np.ndarray,
     ramps: np.ndarray,
+    slack: np.ndarray,
 ) -> QuadFit:
     """The result in image pixels: corners, their sigmas and each side's fit."""
     keep = lines.keep
@@ -741,8 +771,8 @@ def _quad_fit(
     contrast = _masked_median(strength, keep)
     c, d = lines.c + off, lines.d.copy()
     sides = tuple(
-        SideFit(pt, dd, res, n, n / m, span, con, sh, rp)
-        for pt, dd, res, n, m, span, con, sh, rp in zip(
+        SideFit(pt, dd, res, n, n / m, span, con, sh, rp, sl)
+        for pt, dd, res, n, m, span, con, sh, rp, sl in zip(
             c,
             d,
             rms.tolist(),
@@ -752,6 +782,7 @@ def _quad_fit(
             contrast.tolist(),
             shadowed.tolist(),
             ramps.tolist(),
+            slack.tolist(),
         )
     )
     q = q + off
