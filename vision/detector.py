@@ -31,6 +31,12 @@ SHADE_RANGE = (0.3, 1.4)
 SHADOW_EXCESS = 0.025
 # How much brighter one stretch of a card's rim may be lit than another (a shadow's penumbra over part of it)
 RIM_SHADE = 1.3
+# A side placed against a touching card's rim (`_against_a_like_rim`) needs the other three this
+# clean: edge found along most of each, on a straight line.
+CLEAN_SUPPORT, CLEAN_RESIDUAL_PX = 0.8, 0.6
+# ... and the side itself this poor (edge along less than half of it, or points strewn about a line).
+NO_EDGE_SUPPORT, NO_EDGE_RESIDUAL_PX = 0.5, 1.0
+NOT_TABLE = 40.0  # colour distance from the table of what is clearly something else
 TYPICAL_FOCAL = 0.8  # a phone's or webcam's focal length, in units of the frame's long side
 # Least share of a card running off the frame (of its area in the image) that must be in view to
 # complete it from its seen sides and its size. A card half in view must be found: its seen share
@@ -83,9 +89,9 @@ class CardCandidate:
     # Found around a clean outline printed on the card, one colour (its border) between the two:
     # the printed frame vouches for an outer edge too faint to be clean (white on white).
     framed: bool = False
-    # Larger than the card on an axis, its sides there moved onto their ramps by the card's size
-    # (`CardDetector._on_ramps`): placed, not measured at that size.
-    on_ramps: bool = False
+    # Some side placed by the card's size rather than measured there: moved onto its ramp
+    # (`CardDetector._on_ramps`) or against a touching card's rim (`_against_a_like_rim`).
+    placed_by_size: bool = False
 
     @cached_property
     def area_px(self) -> float:
@@ -414,9 +420,9 @@ class CardDetector:
         return c.corners_mm is not None and self._full_size_mm(c.corners_mm)
 
     def _measured_full_size(self, c: CardCandidate) -> bool:
-        """`_full_size`, and measured so: a fit placed on its ramps by its size (`_on_ramps`) is the
-        last resort, and does not stop a search for a fit measured at the card's size."""
-        return not c.on_ramps and self._full_size(c)
+        """`_full_size`, and measured so: a fit with a side placed by its size (on its ramps, against
+        a rim) is the last resort, and does not stop a search for a fit measured at the card's size."""
+        return not c.placed_by_size and self._full_size(c)
 
     def _full_size_mm(self, corners_mm: np.ndarray) -> bool:
         ms, ml = _side_lengths(corners_mm)
@@ -442,13 +448,15 @@ class CardDetector:
         loose: bool = False,
         passes: int = 2,
         sides: bool | None = None,
+        place: int | None = None,
     ) -> list[CardCandidate]:
         """Refined card(s) for a rough quad: the quad itself if it is a card, and the card around
         it when the quad is an inner frame of the card's art (a border printed on the card).
         `grow`: how many printed frames, one inside the other, to look around (with a
         calibration: an art box inside a frame inside the card's border); `passes` as in
         `refine_quad`; `sides`: whether a fit off the card's size may have one side moved
-        (`_grow_sides`), by default when `grow`."""
+        (`_grow_sides`), by default when `grow`; `place`: a side of `q` to place by the card's
+        size if what it fits to is no edge of the card (`_against_a_like_rim`)."""
         s = self.settings
         fit = refine_quad(image, q, reach=reach, passes=passes)
         while fit is None and reach > 5.0:
@@ -469,10 +477,19 @@ class CardDetector:
             fit, support = closer, _seen_support(closer, image.shape)
         c, sigma_px, placed = fit.corners, fit.sigma_px, None
         trusted = list(fit.sides)
+        on_rim = None
         if self.table is not None and (on_border := self._off_frame_border(fit, image.shape)) is not None:
             # One side lies on the frame's border: it is placed by the card's size, and the fit is
             # judged on the other three.
             c, sigma_px, placed = on_border
+            del support[placed], trusted[placed]
+        elif (
+            self.table is not None
+            and (on_rim := self._against_a_like_rim(image, fit, support, place)) is not None
+        ):
+            # One side against a touching card's rim of the same colour: placed as well, and
+            # counted as unsupported in the score (a measured side beats it).
+            c, sigma_px, placed = on_rim
             del support[placed], trusted[placed]
         if not _convex(c):
             return []
@@ -574,6 +591,8 @@ class CardDetector:
             margins = [short * k for k in (0.04, 0.08, 0.13)] if ok else []
         resid = max(sd.residual_px for sd in trusted)
         score = float(np.clip(np.mean(support), 0, 1) * math.exp(-max(resid - 0.3, 0) / 1.5))
+        if on_rim is not None:
+            score *= 3 / 4  # the placed side, unseen, as support 0
         ok = ok and score >= s.min_score
         if ok and self.table is None:
             # Without a size in mm, a box spanning the gaps between cards can pass for a card:
@@ -590,7 +609,7 @@ class CardDetector:
                     fit=fit,
                     corners_mm=None if corners_mm is None else corners_mm[order],
                     sigma_mm=None if sigma_mm is None else np.asarray(sigma_mm)[order],
-                    on_ramps=on_ramps is not None,
+                    placed_by_size=on_ramps is not None or on_rim is not None,
                 )
             )
         if grow:
@@ -654,7 +673,13 @@ class CardDetector:
             q = _offset_quad(c, margin / mm_per_px)
             if q is None:
                 continue
-            for m in self._refine(image, q, reach=3.0, grow=0):
+            got = [m for m in self._refine(image, q, reach=3.0, grow=0) if self._full_size(m)]
+            one = [j for j in moved if j is not None]
+            if not got and len(one) == 1:
+                # The side moved in may lie against a touching card's rim of the same colour: no
+                # edge there, but the rim's inner edge a little further in - placed by size then.
+                got = self._refine(image, q, reach=3.0, grow=0, place=(one[0] + 2) % 4)
+            for m in got:
                 if self._full_size(m) and m.score >= self.settings.mean_support:
                     sp = _inside_spread(image, m.corners_px)
                     if sp < best_spread:
@@ -684,6 +709,24 @@ class CardDetector:
         if side is None:
             return None
         k = side[0]
+        got = self._placed_side(fit, k)
+        if got is None:
+            return None
+        new, sig = got
+        c = fit.corners
+        if float(np.abs(new - c).max()) < 1.0 and not _beyond_frame(c[k], c[(k + 1) % 4], shape):
+            return None  # the side fitted where the card's size puts it: a measurement after all
+        # Placed, the side still lies within the frame's border (a corner hardly out of view,
+        # whose card shows too little of the frame's edge to be fitted as cut by it).
+        h, w = shape[:2]
+        if not ((new > -0.5 - near).all() and (new < np.array([w, h]) - 0.5 + near).all()):
+            return None
+        return new, sig, k
+
+    def _placed_side(self, fit: QuadFit, k: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """The corners of a calibrated fit with its side k placed by the card's size from the
+        opposite side (whose length tells which of the card's sizes lies across), and their
+        sigmas; None if the opposite side has no card's length (a printed frame's)."""
         c = fit.corners
         mm = self.table.to_mm(c)
         cs, cl = sorted(self.settings.card_size_mm)
@@ -694,7 +737,7 @@ class CardDetector:
         elif abs(width / cl - 1) <= tol:
             length = cs
         else:
-            return None  # the opposite side is no card's (a printed frame's): nothing to place by
+            return None
         new, sig = c.copy(), fit.sigma_px.copy()
         for real, hid in (((k + 3) % 4, k), ((k + 2) % 4, (k + 1) % 4)):
             d = c[hid] - c[real]
@@ -704,14 +747,48 @@ class CardDetector:
                 return None
             new[hid] = c[real] + t * d / max(span, 1e-9)
             sig[hid] = math.hypot(fit.sigma_px[hid] * t / max(span, 1.0), fit.sigma_px[real])
-        if float(np.abs(new - c).max()) < 1.0 and not _beyond_frame(c[k], c[(k + 1) % 4], shape):
-            return None  # the side fitted where the card's size puts it: a measurement after all
-        # Placed, the side still lies within the frame's border (a corner hardly out of view,
-        # whose card shows too little of the frame's edge to be fitted as cut by it).
-        h, w = shape[:2]
-        if not ((new > -0.5 - near).all() and (new < np.array([w, h]) - 0.5 + near).all()):
+        return new, sig
+
+    def _against_a_like_rim(
+        self, image: np.ndarray, fit: QuadFit, support: list[float], side: int | None = None
+    ) -> tuple[np.ndarray, np.ndarray, int] | None:
+        """For a calibrated fit with three clean sides and one that no edge bears out (or the side
+        `side`, which a caller knows to be on a wrong line): (its corners with that side placed by
+        the card's size, their sigmas, the side's index); else None. Two cards touching with rims
+        of one colour (white borders side by side, grey ones on a white table) show no edge between
+        them - the rims run on as one strip - so that side can only be placed. A box of table
+        between cards is no such fit: its clean sides are the neighbours' edges, stepping the
+        other way (`_one_polarity`, `_more_table_inside`)."""
+        if side is None:
+            bad = [
+                k
+                for k, sd in enumerate(fit.sides)
+                if support[k] < NO_EDGE_SUPPORT or sd.residual_px > NO_EDGE_RESIDUAL_PX
+            ]
+            if len(bad) != 1:
+                return None
+            side = bad[0]
+        k = side
+        if any(
+            support[j] < CLEAN_SUPPORT or fit.sides[j].residual_px > CLEAN_RESIDUAL_PX
+            for j in range(4)
+            if j != k
+        ):
             return None
-        return new, sig, k
+        got = self._placed_side(fit, k)
+        if got is None or not _convex(got[0]):
+            return None
+        q = got[0]
+        h, w = image.shape[:2]
+        ends = q[[k, (k + 1) % 4]]
+        if not ((ends >= 2).all() and (ends[:, 0] <= w - 3).all() and (ends[:, 1] <= h - 3).all()):
+            return None  # a side out of view: a card cut by the frame (`_cut_by_frame`)
+        inside, outside = _outline_colours(image, q, _side_lengths(q)[0])
+        if not _one_polarity(np.delete(outside - inside, k, axis=0)) or _more_table_inside(
+            image, q, self._table_colour
+        ):
+            return None
+        return got[0], got[1], k
 
     def _axes(self, c_mm: np.ndarray) -> tuple[tuple[int, float, float], tuple[int, float, float]]:
         """Per axis of a calibrated fit (corners in mm), the first of its two sides (k; the other
@@ -2351,7 +2428,7 @@ def _a_hole(inside: np.ndarray, outside: np.ndarray, table: np.ndarray | None) -
 def _table_only(near: np.ndarray, far: np.ndarray) -> np.ndarray:
     """Per side of an outline, from the colour distances to the table just on either side of it:
     whether the table is on the `near` side and something else clearly on the `far` side."""
-    return (far > 40.0) & (near < 0.4 * far)
+    return (far > NOT_TABLE) & (near < 0.4 * far)
 
 
 def _more_table_inside(image: np.ndarray, q: np.ndarray, table: np.ndarray) -> bool:
