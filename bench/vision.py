@@ -10,6 +10,9 @@ is more than 1 mm from 63 mm, face / identity / pawn-to-card accuracy; then ms p
 1280x720 and 1920x1080, single thread. The baseline (grey, Otsu, findContours, approxPolyDP with
 4 vertices, minAreaRect) runs on the same frames in the same process.
 
+Then cards side by side, touching and 2 mm apart, scored the same way: where two cards' borders
+of one colour meet, no edge shows between them.
+
 Then a 30 frames/s camera stream (`vision.synthetic.stream`: a hand reaches in to lay a card,
 jump a pawn, flip a card; the table is still in between, with fresh sensor noise every frame):
 ms per frame and frames/s for the incremental reader + tracker (what a live camera runs), against
@@ -29,7 +32,17 @@ from bench.common import best_of
 from vision.detector import CardDetector, order_corners
 from vision.incremental import IncrementalReader
 from vision.pipeline import FrameReader
-from vision.synthetic import PRESETS, Camera, CameraPose, Card, Renderer, random_conditions, random_scene
+from vision.synthetic import (
+    PRESETS,
+    Camera,
+    CameraPose,
+    Card,
+    Renderer,
+    Scene,
+    random_conditions,
+    random_scene,
+    side_by_side_pairs,
+)
 from vision.synthetic.stream import table_stream
 from vision.table import TableMap
 from vision.tracker import Tracker
@@ -260,9 +273,40 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{res:10s} {t_det * 1e3:10.1f} {t_full * 1e3:24.1f} {t_base * 1e3:10.1f}  {t_det / t_base:.1f}x slower"
         )
+    pairs_bench(reader, cam, table, seed0, per=1 if args.quick else 3)
     for res in ("720p", "1080p"):
         stream_bench(res, seed0, hold=8 if args.quick else 20)
     return 0
+
+
+PAIR_SURFACES = ("wood", "dark_cloth", "white", "white_on_white", "harsh")
+
+
+def pairs_bench(reader: FrameReader, cam: Camera, table: TableMap, seed: int, per: int) -> None:
+    """Cards side by side, touching and 2 mm apart (`side_by_side_pairs`: three staggered pairs
+    per frame at a random angle and stagger, all face up or all face down), scored as above."""
+    rng = np.random.default_rng(seed)
+    min_area = (cam.width / 70) ** 2
+    print(f"\ncards side by side: {per} frame(s) of 3 staggered pairs per surface and gap (seed {seed})")
+    print(HEADER)
+    totals, base_totals = Tally(), Tally()
+    for gap in (0.0, 2.0):
+        for surface in PAIR_SURFACES:
+            tal = Tally()
+            for _ in range(per):
+                angle, shift = float(rng.uniform(-90, 90)), float(rng.uniform(-40, 40))
+                face_up, frame_seed = bool(rng.integers(2)), int(rng.integers(1_000_000))
+                scene = Scene(cards=tuple(side_by_side_pairs(angle, shift, face_up, gap_mm=gap)))
+                frame = Renderer(cam, PRESETS[surface]).render(scene, frame_seed)
+                reading = reader.read(frame.image)
+                tal.add(
+                    score_frame(frame.truth, [np.array(c.corners_px) for c in reading.cards], table, reading)
+                )
+                base_totals.add(score_frame(frame.truth, baseline_detect(frame.image, min_area), table))
+            print(tal.row(f"{surface[:10]} {'touch' if gap == 0 else f'{gap:g} mm'}"))
+            totals.add(tal)
+    print(totals.row("OVERALL"))
+    print(base_totals.row("baseline"))
 
 
 def stream_scenes(seed: int) -> list:

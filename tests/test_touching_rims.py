@@ -5,30 +5,16 @@ the card's size. Truth from the renderer."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 
 from bench.vision import POSE
 from vision.detector import CardDetector
-from vision.synthetic import PRESETS, Camera, Card, Renderer, Scene
+from vision.synthetic import PRESETS, Camera, Renderer, Scene, side_by_side_pairs
 from vision.table import TableMap
 
 CAM = Camera.for_resolution("1080p", pose=POSE)
 TABLE = TableMap.from_homography(CAM.image_to_table)
-
-
-def _pairs(angle: float, shift: float, face_up: bool) -> list[Card]:
-    """Three pairs of touching cards across the view, the second of each `shift` mm along."""
-    a = math.radians(angle)
-    across, along = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
-    cards = []
-    for i, x in enumerate((300.0, 600.0, 900.0)):
-        first = np.array([x, 380.0 + 60 * i])
-        for j, c in enumerate((first, first + 63.0 * across + shift * along)):
-            cards.append(Card(2 * i + j + 1, "Bomb", (float(c[0]), float(c[1])), angle, face_up))
-    return cards
 
 
 def _worst_corner_error_mm(truth_mm: np.ndarray, found) -> float:
@@ -49,7 +35,9 @@ def _worst_corner_error_mm(truth_mm: np.ndarray, found) -> float:
     ],
 )
 def test_cards_touching_with_rims_of_one_colour_are_each_found(surface, angle, shift, seed):
-    frame = Renderer(CAM, PRESETS[surface]).render(Scene(cards=tuple(_pairs(angle, shift, False))), seed)
+    frame = Renderer(CAM, PRESETS[surface]).render(
+        Scene(cards=tuple(side_by_side_pairs(angle, shift, False))), seed
+    )
     found = CardDetector(table=TABLE).detect(frame.image)
     assert len(found) == 6
     for t in frame.truth["cards"]:

@@ -22,7 +22,7 @@ from vision.synthetic.camera import RESOLUTIONS, Camera, CameraPose
 from vision.synthetic.charuco import BoardSpec, board_corners_mm, board_sheet
 from vision.synthetic.conditions import PRESETS, SURFACES, Conditions, random_conditions
 from vision.synthetic.game import ScriptedGame, ScriptError, sample_game
-from vision.synthetic.layouts import random_layout, random_scene
+from vision.synthetic.layouts import random_layout, random_scene, side_by_side_pairs
 from vision.synthetic.render import Frame, Renderer
 from vision.synthetic.scene import (
     CARD_SIZE_MM,
@@ -73,4 +73,5 @@ __all__ = [
     "random_layout",
     "random_scene",
     "sample_game",
+    "side_by_side_pairs",
 ]

@@ -114,6 +114,28 @@ def random_layout(
     return cards
 
 
+def side_by_side_pairs(
+    angle_deg: float,
+    shift_mm: float,
+    face_up: bool,
+    gap_mm: float = 0.0,
+    name: str = "Bomb",
+    size_mm: tuple[float, float] = CARD_SIZE_MM,
+) -> list[Card]:
+    """Three pairs of cards across the view, long sides facing `gap_mm` apart (0: touching), the
+    second of each `shift_mm` further along: staggered, not a grid, so no edge of one card runs on
+    into the other's. Ids 1..6."""
+    a = math.radians(angle_deg)
+    across, along = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
+    cards = []
+    for i, x in enumerate((300.0, 600.0, 900.0)):
+        first = np.array([x, 380.0 + 60 * i])
+        second = first + (size_mm[0] + gap_mm) * across + shift_mm * along
+        for j, c in enumerate((first, second)):
+            cards.append(Card(2 * i + j + 1, name, (float(c[0]), float(c[1])), angle_deg, face_up, size_mm))
+    return cards
+
+
 def random_scene(
     seed: int,
     n_cards: int = 12,
