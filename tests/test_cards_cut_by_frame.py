@@ -146,6 +146,11 @@ def test_no_card_from_the_printed_panel_of_a_face_showing_three_corners():
         # the other way: the card's top edge runs on past the bands' corners (its white border
         # on the white table passed for the table there).
         ("white", 2000129, 1, 2, 2.0),
+        # Faces 92 % in view across the bottom edge beside other cards: read from the straight
+        # sides of what the found cards leave of their blob, the frame's edge passed for the
+        # card's bottom and the top was placed by the size 30 px beyond the card's own edge.
+        ("wood", 1096307, 12, 2, 2.0),
+        ("wood", 1096332, 4, 2, 2.0),
     ],
 )
 def test_card_cut_by_the_frame_is_fitted_to_its_own_edges(preset, seed, card_id, hidden, worst_px):

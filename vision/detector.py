@@ -1173,10 +1173,23 @@ class CardDetector:
                 short, long = _side_lengths(box)
                 got = []
                 boxed = 0.7 * typical < short * long < 1.4 * typical
+                # A card cut by the frame's edge whose outline merged with a found card's
+                # (touching cards): the rest is its part in view, as from its own blob.
+                cut = (
+                    self._cut_rough(r, small_shape, scale)
+                    if ra < 1.2 * typical and self.table is not None and _at_frame_edge(r, small_shape)
+                    else []
+                )
                 if boxed:
                     got = self._refine(
                         image, box * scale + (scale - 1) / 2, reach=3.0 * scale + 3.0, grow=False, sides=True
                     )
+                    if not got and cut:
+                        # Fitted as cut first: read from its straight sides, the frame's edge (or
+                        # a line of the art beside it) would pass for the card's and the far side
+                        # be placed by size beyond the card's own edge.
+                        got = self._cut_by_frame(image, cut, scale, cards + out)
+                        cut = []
                     if not got and self.table is not None:
                         # The box of a rest with a nub on its outline (a neighbour's corner left
                         # where it touched, a speck of the cloth's texture) is turned and grown
@@ -1185,18 +1198,8 @@ class CardDetector:
                         # rest: it may keep to the card's printed frame).
                         got = self._from_sides(image, r, scale, cards + out, stretches=False)
                     out.extend(got)
-                if (
-                    not got
-                    and ra < 1.2 * typical
-                    and self.table is not None
-                    and _at_frame_edge(r, small_shape)
-                ):
-                    # A card cut by the frame's edge whose outline merged with a found card's
-                    # (touching cards): the rest is its part in view, as from its own blob.
-                    cut_rough += [order_corners(q) * scale + (scale - 1) / 2 for q in _rough_quads(r)]
-                    pentagon = _beyond_pentagon(r, small_shape)
-                    if pentagon is not None:
-                        cut_rough.append(pentagon * scale + (scale - 1) / 2)
+                if not got:
+                    cut_rough += cut
                 if boxed:
                     continue
                 if (
@@ -1208,6 +1211,16 @@ class CardDetector:
                     out.extend(c for c in self._from_sides(image, r, scale, cards + out) if c.score >= 0.5)
         if cut_rough:
             out.extend(self._cut_by_frame(image, cut_rough, scale, cards + out))
+        return out
+
+    @staticmethod
+    def _cut_rough(r: np.ndarray, small_shape: tuple[int, int], scale: float) -> list[np.ndarray]:
+        """Rough quads (full-size px) of a blob's rest `r` (work px) on the frame's edge, for
+        `_cut_by_frame`: its own, and the hidden corner's quad if it shows three corners."""
+        out = [order_corners(q) * scale + (scale - 1) / 2 for q in _rough_quads(r)]
+        pentagon = _beyond_pentagon(r, small_shape)
+        if pentagon is not None:
+            out.append(pentagon * scale + (scale - 1) / 2)
         return out
 
     def _cards_across(self, cards: list[CardCandidate], hull: np.ndarray, scale: float) -> bool:
