@@ -1962,6 +1962,10 @@ class CardDetector:
                     break
         else:
             return []
+        if max(sd.residual_px for sd in fit.sides) > NO_EDGE_RESIDUAL_PX:
+            # A side of the outline in steps, not one straight edge: the cards are staggered (each
+            # a few mm further along than the last), which the grid would place half a step off.
+            return []
         c = np.roll(fit.corners, -i0, axis=0)  # c[0]->c[1]: the k cards' side
         c_mm = self.table.to_mm(c)
         if max(_corner_skew_deg(c_mm, j) for j in range(4)) > s.max_skew_deg:
