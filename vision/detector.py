@@ -929,22 +929,31 @@ class CardDetector:
             return []
         mm_per_px = float(np.mean(self.table.mm_per_px(c)))
         quads = []
-        for a in options[0]:
-            for b in options[1]:
-                margin = np.zeros(4)
-                for side, d in (a, b):
-                    margin[side] = d / mm_per_px
-                quads.append(_offset_quad(c, margin))
+        for a, b in itertools.product(*options):
+            margin = np.zeros(4)
+            for side, d in (a, b):
+                margin[side] = d / mm_per_px
+            quads.append(_offset_quad(c, margin))
         if not all(q is None or in_view(q) for q in quads):
             # The card may run off the frame on some side: which of its sides is its own cannot
             # be told from its size (a side moved the other way would be a guess).
             return []
         out: list[CardCandidate] = []
-        for q in quads:
-            if q is not None:
-                got = self._refine(image, q, reach=3.0, grow=0)
-                # A guess at a side must be borne out by a clear edge there.
-                out += [g for g in got if self._full_size(g) and g.score >= self.settings.mean_support]
+        framed = _on_printed_frame(image, c)
+        for q, (a, b) in zip(quads, itertools.product(*options)):
+            if q is None:
+                continue
+            got = [g for g in self._refine(image, q, reach=3.0, grow=0) if self._full_size(g)]
+            moved = [side for side, d in (a, b) if d != 0.0]
+            if not got and len(moved) == 1 and framed[moved[0]]:
+                # The side moved out, kept to the inner edge of the card's border, may lie against
+                # a touching card's border of the same colour (two white borders run on as one
+                # strip): no edge where the card's size puts it - placed by the size then.
+                got = [
+                    g for g in self._refine(image, q, reach=3.0, grow=0, place=moved[0]) if self._full_size(g)
+                ]
+            # A guess at a side must be borne out by a clear edge there.
+            out += [g for g in got if g.score >= self.settings.mean_support]
         if len(out) > 1:
             out = [min(out, key=lambda g: _outside_spread(image, g.corners_px))]
         return out
