@@ -42,6 +42,11 @@ TYPICAL_FOCAL = 0.8  # a phone's or webcam's focal length, in units of the frame
 # complete it from its seen sides and its size. A card half in view must be found: its seen share
 # as completed from a fit wavers by a few % about the truth, so the limit keeps a margin below half.
 MIN_SEEN_SHARE = 0.4
+# A card placed by its size around a frame printed on it (`_placed_around_frame`): the most its
+# border and the table beyond may differ in colour (a step no fit can measure, noise and glare's
+# slow fall-off aside), and how far off centre a frame may be printed on a card (mm).
+FLAT_RING = 12.0
+PRINT_REGISTRATION_MM = 0.5
 
 
 @dataclass(frozen=True)
@@ -562,6 +567,10 @@ class CardDetector:
                     # with every side well supported.
                     first = self._refine(image, around, reach=max(0.35 * m, 3.0), grow=False, passes=1)
                     got += [g for g in first if self._full_size(g) and g.score >= s.mean_support]
+                if around is not None and not weak and not any(self._full_size(g) for g in got):
+                    # No edge of the card to fit at all: its border may be the table's colour (a
+                    # white card on a white table, both clipped in a lamp's glare).
+                    got += self._placed_around_frame(image, c, corners_mm, around, fit, sigma_px)
                 # The card around a printed frame was placed by its size: a fit off that size on
                 # one axis only took a rival edge on a side (a touching neighbour's, a shadow).
                 out.extend(g for g in got if self._evenly_sized(g))
@@ -685,6 +694,71 @@ class CardDetector:
                     if sp < best_spread:
                         best, best_spread = m, sp
         return best
+
+    def _placed_around_frame(
+        self,
+        image: np.ndarray,
+        c: np.ndarray,
+        c_mm: np.ndarray,
+        around: np.ndarray,
+        fit: QuadFit,
+        sigma_px: np.ndarray,
+    ) -> list[CardCandidate]:
+        """The card around a calibrated fit `c` (px; `c_mm` on the table) of a frame printed on it,
+        placed by the card's size (`around`) where its own edge cannot be seen: the frame clean and
+        square, an even border round it, and from just outside the frame to beyond where the card
+        ends one colour on every side - the card's border no different from the table there, so
+        there is no edge to measure (a white card on a white table, both clipped in glare). A frame
+        outlined on the table between cards has their edges in that ring; a printed frame on a card
+        whose edge shows is left to the card's own fit."""
+        s = self.settings
+        # The frame alone places the card: an edge along most of it, every side straight.
+        sup = [sd.support for sd in fit.sides]
+        if min(sup) < NO_EDGE_SUPPORT or np.mean(sup) < CLEAN_SUPPORT:
+            return []
+        if max(sd.residual_px for sd in fit.sides) > CLEAN_RESIDUAL_PX:
+            return []
+        if max(_corner_skew_deg(c_mm, k) for k in range(4)) > s.max_skew_deg:
+            return []
+        cs, cl = sorted(s.card_size_mm)
+        ms, ml = _side_lengths(c_mm)
+        borders = ((cs - ms) / 2, (cl - ml) / 2)
+        # An even border round the frame: the frame centred on the card, which then places it.
+        if not (0.25 * s.border_mm < min(borders) and max(borders) < 2 * s.border_mm):
+            return []
+        if abs(borders[0] - borders[1]) > 0.25 * s.border_mm:
+            return []
+        h, w = image.shape[:2]
+        if not ((around >= 2).all() and (around[:, 0] <= w - 3).all() and (around[:, 1] <= h - 3).all()):
+            return []
+        # `around`'s corners in the order of `c`'s, each outside its own.
+        around = around[np.linalg.norm(c[:, None] - around[None], axis=2).argmin(axis=1)]
+        if len({tuple(p) for p in around.tolist()}) < 4:
+            return []
+        # Colour across the ring from a third of the border out (clear of the frame's blurred
+        # edge) to most of a border's width beyond the card, per side: flat all the way.
+        spread = _flat_ring_spread(image, c, around, (0.35, 0.6, 0.85, 1.15, 1.4, 1.7))
+        if spread is None or spread.max() > FLAT_RING:
+            return []
+        # The card's corners are where the size puts them, up to where the frame sits on the card
+        # (a print's registration), on top of the frame's own error.
+        mm_per_px = float(np.mean(self.table.mm_per_px(c)))
+        sig = np.hypot(sigma_px, PRINT_REGISTRATION_MM / mm_per_px)
+        order = _order_index(around)
+        around_mm = self.table.to_mm(around)
+        score = float(np.clip(np.mean(sup), 0, 1)) / 2
+        return [
+            CardCandidate(
+                corners_px=around[order],
+                sigma_px=sig[order],
+                score=score,
+                fit=fit,
+                corners_mm=around_mm[order],
+                sigma_mm=np.asarray(self.table.sigma_mm(around, sig))[order],
+                framed=True,
+                placed_by_size=True,
+            )
+        ]
 
     def _within_size(self, corners_mm: np.ndarray) -> bool:
         """Both sides of a calibrated fit within the size tolerance of the card's."""
@@ -2353,6 +2427,27 @@ def _rectified_aspect(q: np.ndarray, shape: tuple[int, ...]) -> float:
     r2 = (n2[0] ** 2 + n2[1] ** 2 + f2 * n2[2] ** 2) / max(n3[0] ** 2 + n3[1] ** 2 + f2 * n3[2] ** 2, 1e-12)
     r = math.sqrt(max(r2, 1e-12))
     return max(r, 1 / r)
+
+
+def _flat_ring_spread(
+    image: np.ndarray, inner: np.ndarray, outer: np.ndarray, at: tuple[float, ...]
+) -> np.ndarray | None:
+    """Per side, how far the colours across the ring between the quad `inner` and the quad `outer`
+    around it (px, corners in the same order) stray from their median: sampled along the middle of
+    the sides of the quads `inner + f * (outer - inner)` for each f in `at` (f > 1 lies beyond
+    `outer`). None if a sample falls outside the image."""
+    h, w = image.shape[:2]
+    t = np.linspace(0.2, 0.8, 12)[:, None]
+    cols = []
+    for f in at:
+        q = inner + f * (outer - inner)
+        pts = np.concatenate([q[k] + t * (q[(k + 1) % 4] - q[k]) for k in range(4)]).astype(np.float32)
+        if (pts < 0).any() or (pts[:, 0] > w - 1).any() or (pts[:, 1] > h - 1).any():
+            return None
+        sampled = cv2.remap(image, pts[:, :1].copy(), pts[:, 1:].copy(), cv2.INTER_LINEAR)
+        cols.append(np.median(sampled.reshape(4, len(t), -1).astype(np.float32), axis=1))
+    cols = np.stack(cols, axis=1)  # 4 sides x len(at) x C
+    return np.linalg.norm(cols - np.median(cols, axis=1, keepdims=True), axis=2).max(axis=1)
 
 
 def _outline_colours(image: np.ndarray, q: np.ndarray, short: float) -> tuple[np.ndarray, np.ndarray]:
