@@ -283,6 +283,10 @@ class CardDetector:
         frames: list[np.ndarray] = []  # hulls of hollow regions: maybe a card's printed frame
         lo_aspect, hi_aspect = s.aspect_range_px[0] * 0.8, s.aspect_range_px[1] * 1.2
         for m, mode in _candidate_maps(small):
+            if self.table is not None and mode == cv2.RETR_LIST:
+                cut_quads += self._edge_hulls_off_frame(
+                    cv2.bitwise_not(m), image.shape, scale, min_area_small
+                )
             contours, _ = cv2.findContours(m, mode, cv2.CHAIN_APPROX_SIMPLE)
             for cnt in contours:
                 a = cv2.contourArea(cnt)
@@ -314,16 +318,7 @@ class CardDetector:
                         # the frame's edge, from which `_cut_by_frame` steps out to the card.
                         for q in _rough_quads(cv2.convexHull(cnt))[:1]:
                             qf = order_corners(q) * scale + (scale - 1) / 2
-                            es, el = self._expected_card_px([], qf.mean(axis=0))
-                            short, long = _side_lengths(qf)
-                            # The in-view part of a printed frame: a good share of a card, no
-                            # more (not a strip of wood grain along the frame's edge).
-                            if (
-                                short > 0.3 * es
-                                and long < 1.1 * el
-                                and 0.3 * es * el < abs(_poly_area(qf)) < 1.05 * es * el
-                                and _frame_side(qf, image.shape, 3.0 * scale + 3.0)
-                            ):
+                            if self._part_in_view(qf, image.shape, scale):
                                 cut_quads.append(qf)
                     continue
                 blobs.append(cnt)
@@ -407,6 +402,44 @@ class CardDetector:
             cards = [c for c in cards if lo * med <= c.area_px <= hi * med]
             cards = _sized_like_the_others(cards, s.perspective_size_tolerance)
         return cards
+
+    def _part_in_view(self, q: np.ndarray, shape: tuple[int, ...], scale: float) -> bool:
+        """Whether the rough quad q (full-size px) with a side on the frame's edge may be the part
+        in view of a card running off the frame, or of a frame printed on one: a good share of a
+        card, no more (not a strip of wood grain along the frame's edge)."""
+        es, el = self._expected_card_px([], q.mean(axis=0))
+        short, long = _side_lengths(q)
+        return bool(
+            short > 0.3 * es
+            and long < 1.1 * el
+            and 0.3 * es * el < abs(_poly_area(q)) < 1.05 * es * el
+            and _frame_side(q, shape, 3.0 * scale + 3.0)
+        )
+
+    def _edge_hulls_off_frame(
+        self, edges: np.ndarray, shape: tuple[int, ...], scale: float, min_area: float
+    ) -> list[np.ndarray]:
+        """Rough quads (full-size px) of cards running off the frame from an edge map (of the
+        working copy; `shape`: the full frame's): the hulls of its edges that hang together and
+        reach the frame's edge. Such a card may enclose no region of the map: its light border,
+        narrower than the two edges' dilation, is filled in, its art breaks up what its printed
+        frame encloses, and the frame's edge opens the rest. Its outline is still drawn in one
+        piece with what is printed on it."""
+        small_shape = edges.shape
+        contours, _ = cv2.findContours(edges, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        out = []
+        for cnt in contours:
+            if not _at_frame_edge(cnt, small_shape):
+                continue
+            hull = cv2.convexHull(cnt)
+            if cv2.contourArea(hull) < min_area:
+                continue
+            for q in _rough_quads(hull)[:1]:
+                # The outline runs round the edges' dilation, a working pixel outside the card.
+                qf = _offset_quad(order_corners(q) * scale + (scale - 1) / 2, -scale)
+                if qf is not None and self._part_in_view(qf, shape, scale):
+                    out.append(qf)
+        return out
 
     def _clean(self, c: CardCandidate) -> bool:
         """A fit that no other rough quad of the same card could better: straight, well
@@ -1512,6 +1545,28 @@ class CardDetector:
                 m = (full - width) / 2 / float(np.mean(self.table.mm_per_px(c)))
                 return self._fit_cut_around(image, c, i, axis, lim, m, table, corner_in_view, seek_far=True)
             return []
+        across = cs if length == cl else cl
+        if grow and width < 0.98 * across:
+            # Within the size tolerance but short of the card: as in `_grow_sides`, one side along
+            # it may keep to a frame printed inside the card (its border hardly unlike the table),
+            # and then the far side too, which places the card: try the card's size there.
+            mm_per_px = float(np.mean(self.table.mm_per_px(c)))
+            d = (across - width) / mm_per_px
+            got = []
+            for k, far in itertools.product((i1, i3), (0.0, s.border_mm / mm_per_px)):
+                margin = np.zeros(4)
+                margin[k], margin[i2] = d, far
+                got += [
+                    g
+                    for g in self._fit_cut_around(
+                        image, c, i, axis, lim, margin, table, corner_in_view, reach=max(0.35 * d, 2.5)
+                    )
+                    if self._full_size(g) and g.score >= s.mean_support
+                ]
+            if got:
+                # A card's border is one colour all round: just inside its own edges the colour is
+                # the same on every side in view, unlike a side kept to the printed frame.
+                return [min(got, key=lambda g: _inside_spread(image, g.corners_px, in_view=True))]
         # Only one of the card's sizes is measured: each seen side must be a card's own edge, with
         # the table just outside it (not a printed frame, whose outside is the card's border, nor
         # the table between cards, whose sides are the neighbours' edges).
@@ -2493,10 +2548,15 @@ def _outside_spread(image: np.ndarray, q: np.ndarray) -> float:
     return float(np.linalg.norm(outside - np.median(outside, axis=0), axis=1).max())
 
 
-def _inside_spread(image: np.ndarray, q: np.ndarray) -> float:
+def _inside_spread(image: np.ndarray, q: np.ndarray, in_view: bool = False) -> float:
     """How far the colour just inside the quad q (px) on its most different side is from the
-    others' median (a card's rim, one colour all round, inside a fit on the card's edge)."""
+    others' median (a card's rim, one colour all round, inside a fit on the card's edge);
+    `in_view`: of the sides whose middle is in the image only."""
     inside, _ = _outline_colours(image, q, _side_lengths(q)[0])
+    if in_view:
+        h, w = image.shape[:2]
+        mid = (q + np.roll(q, -1, axis=0)) / 2
+        inside = inside[(mid >= 0).all(axis=1) & (mid[:, 0] <= w - 1) & (mid[:, 1] <= h - 1)]
     return float(np.linalg.norm(inside - np.median(inside, axis=0), axis=1).max())
 
 
