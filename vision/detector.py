@@ -281,10 +281,13 @@ class CardDetector:
         unions: list[np.ndarray] = []  # blobs of several things: maybe a card partly under another
         cut_quads: list[np.ndarray] = []  # not card-shaped, on the frame's edge: maybe a card cut by it
         frames: list[np.ndarray] = []  # hulls of hollow regions: maybe a card's printed frame
+        # Hulls of edges hanging together that run off the frame: a card cut by it that encloses
+        # no region. The last cue read: an outline of the card or of its printed frame is better.
+        edge_hulls: list[np.ndarray] = []
         lo_aspect, hi_aspect = s.aspect_range_px[0] * 0.8, s.aspect_range_px[1] * 1.2
         for m, mode in _candidate_maps(small):
             if self.table is not None and mode == cv2.RETR_LIST:
-                cut_quads += self._edge_hulls_off_frame(
+                edge_hulls += self._edge_hulls_off_frame(
                     cv2.bitwise_not(m), image.shape, scale, min_area_small
                 )
             contours, _ = cv2.findContours(m, mode, cv2.CHAIN_APPROX_SIMPLE)
@@ -389,7 +392,8 @@ class CardDetector:
             merged = [b for i, b in enumerate(blobs + unions) if any(i in n for n in near)]
             cards = self._with_partly_covered(image, small.shape[:2], merged, scale, cards)
         if self.table is not None:
-            cut = self._cut_by_frame(image, [q for g in groups for q in g] + cut_quads, scale, cards)
+            quads = [q for g in groups for q in g] + cut_quads + edge_hulls
+            cut = self._cut_by_frame(image, quads, scale, cards)
             if cut:
                 cards = self._select(cards + cut, image)
         if self.table is None:
