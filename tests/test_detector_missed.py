@@ -71,6 +71,10 @@ def _best_iou(card: dict, found: list[np.ndarray]) -> float:
         # A face on a white table with a corner on the frame's last row: its side along the
         # frame's border is the card's own edge (fitted at the card's size), not the border's.
         ("white_on_white", 2000084, [1]),
+        # A white-bordered face on a white table in a lamp's glare, a pawn on it: border and table
+        # both clipped white, no edge of the card to fit at all; placed by its size around its
+        # clean printed frame, the ring from the frame to beyond the card one flat colour.
+        ("random", 2000125, [9]),
     ],
 )
 def test_whole_card_in_view_is_found(condition, seed, ids):

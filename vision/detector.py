@@ -42,6 +42,11 @@ TYPICAL_FOCAL = 0.8  # a phone's or webcam's focal length, in units of the frame
 # complete it from its seen sides and its size. A card half in view must be found: its seen share
 # as completed from a fit wavers by a few % about the truth, so the limit keeps a margin below half.
 MIN_SEEN_SHARE = 0.4
+# A card placed by its size around a frame printed on it (`_placed_around_frame`): the most its
+# border and the table beyond may differ in colour (a step no fit can measure, noise and glare's
+# slow fall-off aside), and how far off centre a frame may be printed on a card (mm).
+FLAT_RING = 12.0
+PRINT_REGISTRATION_MM = 0.5
 
 
 @dataclass(frozen=True)
@@ -276,8 +281,15 @@ class CardDetector:
         unions: list[np.ndarray] = []  # blobs of several things: maybe a card partly under another
         cut_quads: list[np.ndarray] = []  # not card-shaped, on the frame's edge: maybe a card cut by it
         frames: list[np.ndarray] = []  # hulls of hollow regions: maybe a card's printed frame
+        # Hulls of edges hanging together that run off the frame: a card cut by it that encloses
+        # no region. The last cue read: an outline of the card or of its printed frame is better.
+        edge_hulls: list[np.ndarray] = []
         lo_aspect, hi_aspect = s.aspect_range_px[0] * 0.8, s.aspect_range_px[1] * 1.2
         for m, mode in _candidate_maps(small):
+            if self.table is not None and mode == cv2.RETR_LIST:
+                edge_hulls += self._edge_hulls_off_frame(
+                    cv2.bitwise_not(m), image.shape, scale, min_area_small
+                )
             contours, _ = cv2.findContours(m, mode, cv2.CHAIN_APPROX_SIMPLE)
             for cnt in contours:
                 a = cv2.contourArea(cnt)
@@ -309,16 +321,7 @@ class CardDetector:
                         # the frame's edge, from which `_cut_by_frame` steps out to the card.
                         for q in _rough_quads(cv2.convexHull(cnt))[:1]:
                             qf = order_corners(q) * scale + (scale - 1) / 2
-                            es, el = self._expected_card_px([], qf.mean(axis=0))
-                            short, long = _side_lengths(qf)
-                            # The in-view part of a printed frame: a good share of a card, no
-                            # more (not a strip of wood grain along the frame's edge).
-                            if (
-                                short > 0.3 * es
-                                and long < 1.1 * el
-                                and 0.3 * es * el < abs(_poly_area(qf)) < 1.05 * es * el
-                                and _frame_side(qf, image.shape, 3.0 * scale + 3.0)
-                            ):
+                            if self._part_in_view(qf, image.shape, scale):
                                 cut_quads.append(qf)
                     continue
                 blobs.append(cnt)
@@ -389,7 +392,8 @@ class CardDetector:
             merged = [b for i, b in enumerate(blobs + unions) if any(i in n for n in near)]
             cards = self._with_partly_covered(image, small.shape[:2], merged, scale, cards)
         if self.table is not None:
-            cut = self._cut_by_frame(image, [q for g in groups for q in g] + cut_quads, scale, cards)
+            quads = [q for g in groups for q in g] + cut_quads + edge_hulls
+            cut = self._cut_by_frame(image, quads, scale, cards)
             if cut:
                 cards = self._select(cards + cut, image)
         if self.table is None:
@@ -402,6 +406,44 @@ class CardDetector:
             cards = [c for c in cards if lo * med <= c.area_px <= hi * med]
             cards = _sized_like_the_others(cards, s.perspective_size_tolerance)
         return cards
+
+    def _part_in_view(self, q: np.ndarray, shape: tuple[int, ...], scale: float) -> bool:
+        """Whether the rough quad q (full-size px) with a side on the frame's edge may be the part
+        in view of a card running off the frame, or of a frame printed on one: a good share of a
+        card, no more (not a strip of wood grain along the frame's edge)."""
+        es, el = self._expected_card_px([], q.mean(axis=0))
+        short, long = _side_lengths(q)
+        return bool(
+            short > 0.3 * es
+            and long < 1.1 * el
+            and 0.3 * es * el < abs(_poly_area(q)) < 1.05 * es * el
+            and _frame_side(q, shape, 3.0 * scale + 3.0)
+        )
+
+    def _edge_hulls_off_frame(
+        self, edges: np.ndarray, shape: tuple[int, ...], scale: float, min_area: float
+    ) -> list[np.ndarray]:
+        """Rough quads (full-size px) of cards running off the frame from an edge map (of the
+        working copy; `shape`: the full frame's): the hulls of its edges that hang together and
+        reach the frame's edge. Such a card may enclose no region of the map: its light border,
+        narrower than the two edges' dilation, is filled in, its art breaks up what its printed
+        frame encloses, and the frame's edge opens the rest. Its outline is still drawn in one
+        piece with what is printed on it."""
+        small_shape = edges.shape
+        contours, _ = cv2.findContours(edges, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        out = []
+        for cnt in contours:
+            if not _at_frame_edge(cnt, small_shape):
+                continue
+            hull = cv2.convexHull(cnt)
+            if cv2.contourArea(hull) < min_area:
+                continue
+            for q in _rough_quads(hull)[:1]:
+                # The outline runs round the edges' dilation, a working pixel outside the card.
+                qf = _offset_quad(order_corners(q) * scale + (scale - 1) / 2, -scale)
+                if qf is not None and self._part_in_view(qf, shape, scale):
+                    out.append(qf)
+        return out
 
     def _clean(self, c: CardCandidate) -> bool:
         """A fit that no other rough quad of the same card could better: straight, well
@@ -562,6 +604,10 @@ class CardDetector:
                     # with every side well supported.
                     first = self._refine(image, around, reach=max(0.35 * m, 3.0), grow=False, passes=1)
                     got += [g for g in first if self._full_size(g) and g.score >= s.mean_support]
+                if around is not None and not weak and not any(self._full_size(g) for g in got):
+                    # No edge of the card to fit at all: its border may be the table's colour (a
+                    # white card on a white table, both clipped in a lamp's glare).
+                    got += self._placed_around_frame(image, c, corners_mm, around, fit, sigma_px)
                 # The card around a printed frame was placed by its size: a fit off that size on
                 # one axis only took a rival edge on a side (a touching neighbour's, a shadow).
                 out.extend(g for g in got if self._evenly_sized(g))
@@ -685,6 +731,71 @@ class CardDetector:
                     if sp < best_spread:
                         best, best_spread = m, sp
         return best
+
+    def _placed_around_frame(
+        self,
+        image: np.ndarray,
+        c: np.ndarray,
+        c_mm: np.ndarray,
+        around: np.ndarray,
+        fit: QuadFit,
+        sigma_px: np.ndarray,
+    ) -> list[CardCandidate]:
+        """The card around a calibrated fit `c` (px; `c_mm` on the table) of a frame printed on it,
+        placed by the card's size (`around`) where its own edge cannot be seen: the frame clean and
+        square, an even border round it, and from just outside the frame to beyond where the card
+        ends one colour on every side - the card's border no different from the table there, so
+        there is no edge to measure (a white card on a white table, both clipped in glare). A frame
+        outlined on the table between cards has their edges in that ring; a printed frame on a card
+        whose edge shows is left to the card's own fit."""
+        s = self.settings
+        # The frame alone places the card: an edge along most of it, every side straight.
+        sup = [sd.support for sd in fit.sides]
+        if min(sup) < NO_EDGE_SUPPORT or np.mean(sup) < CLEAN_SUPPORT:
+            return []
+        if max(sd.residual_px for sd in fit.sides) > CLEAN_RESIDUAL_PX:
+            return []
+        if max(_corner_skew_deg(c_mm, k) for k in range(4)) > s.max_skew_deg:
+            return []
+        cs, cl = sorted(s.card_size_mm)
+        ms, ml = _side_lengths(c_mm)
+        borders = ((cs - ms) / 2, (cl - ml) / 2)
+        # An even border round the frame: the frame centred on the card, which then places it.
+        if not (0.25 * s.border_mm < min(borders) and max(borders) < 2 * s.border_mm):
+            return []
+        if abs(borders[0] - borders[1]) > 0.25 * s.border_mm:
+            return []
+        h, w = image.shape[:2]
+        if not ((around >= 2).all() and (around[:, 0] <= w - 3).all() and (around[:, 1] <= h - 3).all()):
+            return []
+        # `around`'s corners in the order of `c`'s, each outside its own.
+        around = around[np.linalg.norm(c[:, None] - around[None], axis=2).argmin(axis=1)]
+        if len({tuple(p) for p in around.tolist()}) < 4:
+            return []
+        # Colour across the ring from a third of the border out (clear of the frame's blurred
+        # edge) to most of a border's width beyond the card, per side: flat all the way.
+        spread = _flat_ring_spread(image, c, around, (0.35, 0.6, 0.85, 1.15, 1.4, 1.7))
+        if spread is None or spread.max() > FLAT_RING:
+            return []
+        # The card's corners are where the size puts them, up to where the frame sits on the card
+        # (a print's registration), on top of the frame's own error.
+        mm_per_px = float(np.mean(self.table.mm_per_px(c)))
+        sig = np.hypot(sigma_px, PRINT_REGISTRATION_MM / mm_per_px)
+        order = _order_index(around)
+        around_mm = self.table.to_mm(around)
+        score = float(np.clip(np.mean(sup), 0, 1)) / 2
+        return [
+            CardCandidate(
+                corners_px=around[order],
+                sigma_px=sig[order],
+                score=score,
+                fit=fit,
+                corners_mm=around_mm[order],
+                sigma_mm=np.asarray(self.table.sigma_mm(around, sig))[order],
+                framed=True,
+                placed_by_size=True,
+            )
+        ]
 
     def _within_size(self, corners_mm: np.ndarray) -> bool:
         """Both sides of a calibrated fit within the size tolerance of the card's."""
@@ -1460,6 +1571,28 @@ class CardDetector:
                 m = (full - width) / 2 / float(np.mean(self.table.mm_per_px(c)))
                 return self._fit_cut_around(image, c, i, axis, lim, m, table, corner_in_view, seek_far=True)
             return []
+        across = cs if length == cl else cl
+        if grow and width < 0.98 * across:
+            # Within the size tolerance but short of the card: as in `_grow_sides`, one side along
+            # it may keep to a frame printed inside the card (its border hardly unlike the table),
+            # and then the far side too, which places the card: try the card's size there.
+            mm_per_px = float(np.mean(self.table.mm_per_px(c)))
+            d = (across - width) / mm_per_px
+            got = []
+            for k, far in itertools.product((i1, i3), (0.0, s.border_mm / mm_per_px)):
+                margin = np.zeros(4)
+                margin[k], margin[i2] = d, far
+                got += [
+                    g
+                    for g in self._fit_cut_around(
+                        image, c, i, axis, lim, margin, table, corner_in_view, reach=max(0.35 * d, 2.5)
+                    )
+                    if self._full_size(g) and g.score >= s.mean_support
+                ]
+            if got:
+                # A card's border is one colour all round: just inside its own edges the colour is
+                # the same on every side in view, unlike a side kept to the printed frame.
+                return [min(got, key=lambda g: _inside_spread(image, g.corners_px, in_view=True))]
         # Only one of the card's sizes is measured: each seen side must be a card's own edge, with
         # the table just outside it (not a printed frame, whose outside is the card's border, nor
         # the table between cards, whose sides are the neighbours' edges).
@@ -2381,6 +2514,27 @@ def _rectified_aspect(q: np.ndarray, shape: tuple[int, ...]) -> float:
     return max(r, 1 / r)
 
 
+def _flat_ring_spread(
+    image: np.ndarray, inner: np.ndarray, outer: np.ndarray, at: tuple[float, ...]
+) -> np.ndarray | None:
+    """Per side, how far the colours across the ring between the quad `inner` and the quad `outer`
+    around it (px, corners in the same order) stray from their median: sampled along the middle of
+    the sides of the quads `inner + f * (outer - inner)` for each f in `at` (f > 1 lies beyond
+    `outer`). None if a sample falls outside the image."""
+    h, w = image.shape[:2]
+    t = np.linspace(0.2, 0.8, 12)[:, None]
+    cols = []
+    for f in at:
+        q = inner + f * (outer - inner)
+        pts = np.concatenate([q[k] + t * (q[(k + 1) % 4] - q[k]) for k in range(4)]).astype(np.float32)
+        if (pts < 0).any() or (pts[:, 0] > w - 1).any() or (pts[:, 1] > h - 1).any():
+            return None
+        sampled = cv2.remap(image, pts[:, :1].copy(), pts[:, 1:].copy(), cv2.INTER_LINEAR)
+        cols.append(np.median(sampled.reshape(4, len(t), -1).astype(np.float32), axis=1))
+    cols = np.stack(cols, axis=1)  # 4 sides x len(at) x C
+    return np.linalg.norm(cols - np.median(cols, axis=1, keepdims=True), axis=2).max(axis=1)
+
+
 def _outline_colours(image: np.ndarray, q: np.ndarray, short: float) -> tuple[np.ndarray, np.ndarray]:
     """Per side of the quad q (px), the colour just inside and just outside it (4 x C each):
     medians of thin strips along the middle of each side, clear of the rounded corners."""
@@ -2424,10 +2578,15 @@ def _outside_spread(image: np.ndarray, q: np.ndarray) -> float:
     return float(np.linalg.norm(outside - np.median(outside, axis=0), axis=1).max())
 
 
-def _inside_spread(image: np.ndarray, q: np.ndarray) -> float:
+def _inside_spread(image: np.ndarray, q: np.ndarray, in_view: bool = False) -> float:
     """How far the colour just inside the quad q (px) on its most different side is from the
-    others' median (a card's rim, one colour all round, inside a fit on the card's edge)."""
+    others' median (a card's rim, one colour all round, inside a fit on the card's edge);
+    `in_view`: of the sides whose middle is in the image only."""
     inside, _ = _outline_colours(image, q, _side_lengths(q)[0])
+    if in_view:
+        h, w = image.shape[:2]
+        mid = (q + np.roll(q, -1, axis=0)) / 2
+        inside = inside[(mid >= 0).all(axis=1) & (mid[:, 0] <= w - 1) & (mid[:, 1] <= h - 1)]
     return float(np.linalg.norm(inside - np.median(inside, axis=0), axis=1).max())
 
 
