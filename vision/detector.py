@@ -765,8 +765,7 @@ class CardDetector:
             return []
         if abs(borders[0] - borders[1]) > 0.25 * s.border_mm:
             return []
-        h, w = image.shape[:2]
-        if not ((around >= 2).all() and (around[:, 0] <= w - 3).all() and (around[:, 1] <= h - 3).all()):
+        if not _well_in_view(around, image.shape):
             return []
         # `around`'s corners in the order of `c`'s, each outside its own.
         around = around[np.linalg.norm(c[:, None] - around[None], axis=2).argmin(axis=1)]
@@ -781,21 +780,24 @@ class CardDetector:
         # (a print's registration), on top of the frame's own error.
         mm_per_px = float(np.mean(self.table.mm_per_px(c)))
         sig = np.hypot(sigma_px, PRINT_REGISTRATION_MM / mm_per_px)
-        order = _order_index(around)
-        around_mm = self.table.to_mm(around)
         score = float(np.clip(np.mean(sup), 0, 1)) / 2
-        return [
-            CardCandidate(
-                corners_px=around[order],
-                sigma_px=sig[order],
-                score=score,
-                fit=fit,
-                corners_mm=around_mm[order],
-                sigma_mm=np.asarray(self.table.sigma_mm(around, sig))[order],
-                framed=True,
-                placed_by_size=True,
-            )
-        ]
+        return [self._calibrated_card(around, sig, score, fit, framed=True, placed_by_size=True)]
+
+    def _calibrated_card(
+        self, q: np.ndarray, sigma_px: np.ndarray, score: float, fit: QuadFit, **flags: bool
+    ) -> CardCandidate:
+        """The candidate for corners q (px) with sigmas `sigma_px`, in the candidates' corner
+        order, with its corners and sigmas on the table."""
+        order = _order_index(q)
+        return CardCandidate(
+            corners_px=q[order],
+            sigma_px=sigma_px[order],
+            score=score,
+            fit=fit,
+            corners_mm=self.table.to_mm(q)[order],
+            sigma_mm=np.asarray(self.table.sigma_mm(q, sigma_px))[order],
+            **flags,
+        )
 
     def _within_size(self, corners_mm: np.ndarray) -> bool:
         """Both sides of a calibrated fit within the size tolerance of the card's."""
@@ -890,9 +892,7 @@ class CardDetector:
         if got is None or not _convex(got[0]):
             return None
         q = got[0]
-        h, w = image.shape[:2]
-        ends = q[[k, (k + 1) % 4]]
-        if not ((ends >= 2).all() and (ends[:, 0] <= w - 3).all() and (ends[:, 1] <= h - 3).all()):
+        if not _well_in_view(q[[k, (k + 1) % 4]], image.shape):
             return None  # a side out of view: a card cut by the frame (`_cut_by_frame`)
         inside, outside = _outline_colours(image, q, _side_lengths(q)[0])
         if not _one_polarity(np.delete(outside - inside, k, axis=0)) or _more_table_inside(
@@ -1019,13 +1019,8 @@ class CardDetector:
         On each such axis either side is moved by the whole difference and refined; only well
         supported fits of the card's size count, and of several the one with the most even colour just outside
         (one table all round: a side kept to a printed frame has the card's border outside)."""
-        h, w = image.shape[:2]
-
-        def in_view(q: np.ndarray) -> bool:
-            # A side at or past the frame's edge is the frame's, or cannot be seen at all.
-            return bool((q >= 2).all() and (q[:, 0] <= w - 3).all() and (q[:, 1] <= h - 3).all())
-
-        if not in_view(c):
+        # A side at or past the frame's edge is the frame's, or cannot be seen at all.
+        if not _well_in_view(c, image.shape):
             return []
         cs, cl = sorted(self.settings.card_size_mm)
         e, lp = _sides_mm(c_mm)
@@ -1045,24 +1040,25 @@ class CardDetector:
             for side, d in (a, b):
                 margin[side] = d / mm_per_px
             quads.append(_offset_quad(c, margin))
-        if not all(q is None or in_view(q) for q in quads):
+        if not all(q is None or _well_in_view(q, image.shape) for q in quads):
             # The card may run off the frame on some side: which of its sides is its own cannot
             # be told from its size (a side moved the other way would be a guess).
             return []
         out: list[CardCandidate] = []
-        framed = _on_printed_frame(image, c)
+        framed: list[bool] | None = None  # `_on_printed_frame(image, c)`, when first asked
         for q, (a, b) in zip(quads, itertools.product(*options)):
             if q is None:
                 continue
             got = [g for g in self._refine(image, q, reach=3.0, grow=0) if self._full_size(g)]
             moved = [side for side, d in (a, b) if d != 0.0]
-            if not got and len(moved) == 1 and framed[moved[0]]:
-                # The side moved out, kept to the inner edge of the card's border, may lie against
-                # a touching card's border of the same colour (two white borders run on as one
-                # strip): no edge where the card's size puts it - placed by the size then.
-                got = [
-                    g for g in self._refine(image, q, reach=3.0, grow=0, place=moved[0]) if self._full_size(g)
-                ]
+            if not got and len(moved) == 1:
+                framed = framed or _on_printed_frame(image, c)
+                if framed[moved[0]]:
+                    # The side moved out, kept to the inner edge of the card's border, may lie
+                    # against a touching card's border of the same colour (two white borders run
+                    # on as one strip): no edge where the card's size puts it - placed by size.
+                    placed = self._refine(image, q, reach=3.0, grow=0, place=moved[0])
+                    got = [g for g in placed if self._full_size(g)]
             # A guess at a side must be borne out by a clear edge there.
             out += [g for g in got if g.score >= self.settings.mean_support]
         if len(out) > 1:
@@ -1746,18 +1742,7 @@ class CardDetector:
         score = float(np.clip(np.mean(sup), 0, 1) * math.exp(-max(resid - 0.3, 0) / 1.5))
         if score < self.settings.min_score:
             return []
-        order = _order_index(new)
-        corners_mm = self.table.to_mm(new)
-        return [
-            CardCandidate(
-                corners_px=new[order],
-                sigma_px=sig[order],
-                score=score,
-                fit=fit,
-                corners_mm=corners_mm[order],
-                sigma_mm=np.asarray(self.table.sigma_mm(new, sig))[order],
-            )
-        ]
+        return [self._calibrated_card(new, sig, score, fit)]
 
     def _fit_corner_cut(
         self, image: np.ndarray, c: np.ndarray, fit: QuadFit, j: int, table: np.ndarray
@@ -2512,6 +2497,12 @@ def _rectified_aspect(q: np.ndarray, shape: tuple[int, ...]) -> float:
     r2 = (n2[0] ** 2 + n2[1] ** 2 + f2 * n2[2] ** 2) / max(n3[0] ** 2 + n3[1] ** 2 + f2 * n3[2] ** 2, 1e-12)
     r = math.sqrt(max(r2, 1e-12))
     return max(r, 1 / r)
+
+
+def _well_in_view(points: np.ndarray, shape: tuple[int, ...]) -> bool:
+    """Whether every point (px) lies in the image at least 2 px from the frame's edge."""
+    h, w = shape[:2]
+    return bool((points >= 2).all() and (points[:, 0] <= w - 3).all() and (points[:, 1] <= h - 3).all())
 
 
 def _flat_ring_spread(
