@@ -7,6 +7,7 @@ what to do; `--debug` shows the traceback instead.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
 from importlib import metadata
@@ -60,6 +61,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help()
             return EXIT_OK
         return int(run(args) or EXIT_OK)
+    except BrokenPipeError:
+        # Whoever read our output stopped reading (`tabletop detect ... | head`): not an error of
+        # the player's. Point stdout at nothing so Python's own flush at exit stays quiet too.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
     except (UsageError, commands.CommandError, ValueError, OSError) as exc:
         if debug:
             raise

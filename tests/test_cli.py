@@ -1,7 +1,9 @@
 """The command line contract: help, version, and one clear line with exit code 2 on bad usage."""
 
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -62,3 +64,23 @@ def test_geometry_benchmark_runs_and_prints_ratios(capsys):
     out = capsys.readouterr().out
     assert "naive/build" in out
     assert "200" in out
+
+
+def test_output_piped_into_a_reader_that_stops_early_is_no_error():
+    # `tabletop detect ... | head -1`: the reader closes the pipe; we stop quietly (exit 0,
+    # nothing on stderr), as other command-line tools do, not with "error: Broken pipe".
+    # The pipe's read end is closed before the child starts, so its first write fails.
+    frame = sorted((Path(__file__).parents[1] / "sample_images" / "frames").glob("*.jpg"))[0]
+    r, w = os.pipe()
+    os.close(r)
+    try:
+        out = subprocess.run(
+            [sys.executable, "-m", "tabletop", "detect", str(frame)],
+            stdout=w,
+            stderr=subprocess.PIPE,
+            timeout=120,
+        )
+    finally:
+        os.close(w)
+    assert out.returncode == 0, out.stderr
+    assert out.stderr == b""

@@ -347,10 +347,17 @@ def test_real_photo_white_bordered_card_whose_printed_frame_is_not_quite_straigh
 
 
 @pytest.mark.skipif(not REAL.is_dir(), reason="real photos not present (../shared/real_photos)")
-def test_real_photo_tight_grid_every_card_once():
+@pytest.mark.parametrize("size", [1.0, 0.5])
+def test_real_photo_tight_grid_every_card_once(size):
     # 40 dark-bordered cards in 5 rows of 8, a few mm apart on white: one detection per card.
-    cards = _detect_real("tmikonen_magic_card_detector/alpha_deck.jpg")
+    # At half size (a webcam's view: a card ~110 px wide) each 2 x 2 block of them fits as one
+    # card-shaped box, 4 times a card: it fails the size check, and must not hide its cards.
     img = cv2.imread(str(REAL / "tmikonen_magic_card_detector/alpha_deck.jpg"))
+    if size == 1.0:
+        cards = _detect_real("tmikonen_magic_card_detector/alpha_deck.jpg")
+    else:
+        img = cv2.resize(img, None, fx=size, fy=size, interpolation=cv2.INTER_AREA)
+        cards = CardDetector().detect(img)
     centres = np.array([np.asarray(c.corners_px).mean(axis=0) for c in cards])
     assert len(cards) == 40
     assert _straddles(cards) == []

@@ -19,6 +19,7 @@ from functools import cached_property
 
 import cv2
 import numpy as np
+import shapely
 
 from vision.edges import QuadFit, refine_quad
 from vision.table import TableMap
@@ -373,6 +374,21 @@ class CardDetector:
                     break  # else the group's second quad may lead to a better fit
 
         cards = self._select(refined, image)
+        if self.table is None:
+            # Without a calibration a block of touching cards can pass for one big card and hide
+            # the cards inside it; it fails the size check only once all are selected. What fails
+            # it may hide nothing: select again without it.
+            for _ in range(3):
+                ok = self._reportable(cards)
+                off = [
+                    c
+                    for c in cards
+                    if not any(c is k for k in ok) and any(_inside(r, c) for r in refined if r is not c)
+                ]
+                if not off:
+                    break
+                refined = [c for c in refined if not any(c is o for o in off)]
+                cards = self._select(refined, image)
         # The table is what lies around the cards found, not what the frame's border shows (the
         # floor beyond the table's edge): what a hypothesis from here on is judged against.
         self._table_colour = _table_around(image, cards, self._table_colour)
@@ -397,15 +413,22 @@ class CardDetector:
             if cut:
                 cards = self._select(cards + cut, image)
         if self.table is None:
-            # Nothing to check a size against: report only clean outlines.
-            cards = [c for c in cards if c.score >= s.min_score_uncalibrated or c.framed]
-        if self.table is None and len(cards) >= 3:
-            areas = np.array([c.area_px for c in cards])
-            med = float(np.median(areas[areas >= 0.3 * np.percentile(areas, 90)]))
-            lo, hi = s.relative_area_range
-            cards = [c for c in cards if lo * med <= c.area_px <= hi * med]
-            cards = _sized_like_the_others(cards, s.perspective_size_tolerance)
+            cards = self._reportable(cards)
         return cards
+
+    def _reportable(self, cards: list[CardCandidate]) -> list[CardCandidate]:
+        """Without a calibration, the cards worth reporting: clean outlines (there is no size to
+        check a sloppy one against) whose size in the picture is like the others' (no price tag,
+        coaster, or block of touching cards passing for one big card)."""
+        s = self.settings
+        cards = [c for c in cards if c.score >= s.min_score_uncalibrated or c.framed]
+        if len(cards) < 3:
+            return cards
+        areas = np.array([c.area_px for c in cards])
+        med = float(np.median(areas[areas >= 0.3 * np.percentile(areas, 90)]))
+        lo, hi = s.relative_area_range
+        cards = [c for c in cards if lo * med <= c.area_px <= hi * med]
+        return _sized_like_the_others(cards, s.perspective_size_tolerance)
 
     def _part_in_view(self, q: np.ndarray, shape: tuple[int, ...], scale: float) -> bool:
         """Whether the rough quad q (full-size px) with a side on the frame's edge may be the part
@@ -1076,8 +1099,6 @@ class CardDetector:
 
     def _select(self, cands: list[CardCandidate], image: np.ndarray) -> list[CardCandidate]:
         """One candidate per card: drop duplicates, art frames inside a card, merged blobs."""
-        import shapely
-
         if not cands:
             return []
         polys = [shapely.Polygon(c.corners_px) for c in cands]
@@ -1090,6 +1111,10 @@ class CardDetector:
                 inter[i, j] = polys[i].intersection(polys[j]).area
         # A quad that holds two or more distinct, non-overlapping candidates is several cards seen
         # as one blob (touching cards): drop it in favour of its parts.
+        # Without a calibration only what could be reported as a card counts as one (a card's art
+        # and text boxes, fitted sloppily, fill most of it too).
+        floor = self.settings.min_score_uncalibrated
+        part = [self.table is not None or c.score >= floor or c.framed for c in cands]
         drop = np.zeros(n, bool)
         if self.table is None:
             drop |= _card_plus_gap(image, cands, areas, inter)
@@ -1097,7 +1122,10 @@ class CardDetector:
             inside = [
                 j
                 for j in range(n)
-                if j != i and inter[i, j] > 0.9 * areas[j] and 0.05 * areas[i] < areas[j] < 0.7 * areas[i]
+                if j != i
+                and part[j]
+                and inter[i, j] > 0.9 * areas[j]
+                and 0.05 * areas[i] < areas[j] < 0.7 * areas[i]
             ]
             # One per thing inside (a card may have several fits: its edge, its art frame, with a
             # gap), the best first.
@@ -1105,13 +1133,15 @@ class CardDetector:
             for j in sorted(inside, key=lambda j: -cands[j].score):
                 if all(inter[j, k] < 0.2 * min(areas[j], areas[k]) for k in distinct):
                     distinct.append(j)
+            if self.table is None and distinct:
+                # Cards of one deck are alike in size; a card's art box and text box are not.
+                distinct = [j for j in distinct if areas[j] > 0.7 * max(areas[k] for k in distinct)]
             # Several cards fill most of such a quad; two symbols printed on one card do not.
             if len(distinct) >= 2 and sum(areas[j] for j in distinct) > 0.6 * areas[i]:
                 drop[i] = True
         # Larger first: an inner frame of the art is contained in its card and loses to it;
         # among near-duplicates the better score wins.
         # A card found around its printed frame counts as a clean fit (the frame vouches for it).
-        floor = self.settings.min_score_uncalibrated
         sc = [max(c.score, floor) if c.framed else c.score for c in cands]
         # With a calibration, of two fits of one card as good as each other the one of the card's
         # size goes first (the other may keep to a printed rim a few % inside the edge).
@@ -2015,8 +2045,6 @@ class CardDetector:
         of one colour (backs with light rims, on any cloth) may show no line between them that
         would part the blob: their box and the card's size place the cuts, and each piece is
         refined to the card's own edges."""
-        import shapely
-
         found = shapely.union_all([shapely.Polygon(c.corners_px) for c in cards]) if cards else None
         out: list[CardCandidate] = []
         done: list[np.ndarray] = []
@@ -2174,6 +2202,12 @@ class CardDetector:
                 done.append(q)
                 res.extend(self._refine(image, q, reach=0.06 * np.linalg.norm(b[1] - b[0]) / k + 4))
         return res
+
+
+def _inside(a: CardCandidate, b: CardCandidate) -> bool:
+    """True when candidate a lies (nearly) all within candidate b."""
+    pa, pb = shapely.Polygon(a.corners_px), shapely.Polygon(b.corners_px)
+    return pa.is_valid and pb.is_valid and pa.area < pb.area and pa.intersection(pb).area > 0.85 * pa.area
 
 
 def _centre_in_any(q: np.ndarray, cards: list[CardCandidate]) -> bool:
