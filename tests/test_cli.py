@@ -84,3 +84,16 @@ def test_output_piped_into_a_reader_that_stops_early_is_no_error():
         os.close(w)
     assert out.returncode == 0, out.stderr
     assert out.stderr == b""
+
+
+def test_real_photo_benchmark_scores_a_folder_of_photos(tmp_path, capsys):
+    # Any folder of photos will do (the real ones live outside the repository): a sample frame.
+    frame = sorted((Path(__file__).parents[1] / "sample_images" / "frames").glob("*.jpg"))[0]
+    (tmp_path / "table.jpg").write_bytes(frame.read_bytes())
+    from bench.real_photos import main as bench_main
+
+    assert bench_main(["--quick", "--photos", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "table.jpg" in out and "half size" in out and "ratios:" in out
+    assert bench_main(["--photos", str(tmp_path / "none")]) == 2
+    assert "no photos" in capsys.readouterr().out
