@@ -89,8 +89,16 @@ class _Edges:
     score: np.ndarray  # k x n x m, the profiles' derivative along the polarity
     dist: np.ndarray  # k x n x m, samples from each profile's peak
     rest: np.ndarray  # k x n x m, |score| away from the peak
-    inside: np.ndarray  # k, grey level on the card's side of the edge
-    beyond: np.ndarray  # k, grey level beyond the edge
+    prof: np.ndarray  # k x n x m x C, the profiles
+    valid: np.ndarray  # k x n, which samples are real
+
+    def levels(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per side, the grey level on the card's side of the edge and beyond it: medians over
+        the side of its profiles' first and last quarters. (Asked for on a fit's last pass only,
+        so computed only then.)"""
+        ends = self.prof[:, :, _quarters(self.prof.shape[2])].mean(axis=3)  # k x n x 2 x C
+        inside, beyond = _masked_median(ends.mean(axis=3).transpose(2, 0, 1), self.valid, 0.0)
+        return inside, beyond
 
     def found_thin(self) -> np.ndarray:
         """`found`, where the other flank of a thin line next to the edge (the gap to a touching
@@ -317,10 +325,7 @@ def _edge_points(
     if not np.logical_and.reduce(usable):
         strong &= usable[:, None]
     found = strong & (s1 > 1.4 * np.maximum.reduce(rest, axis=2))
-    # Grey levels of the profiles' first and last quarters, median over the side.
-    ends = prof.reshape(k, width, m, nc)[:, :, _quarters(m)].mean(axis=3)  # k x n x 2 x C
-    inside, beyond = _masked_median(ends.mean(axis=3).transpose(2, 0, 1), valid, 0.0)
-    return _Edges(pts, s1, found, pol, strong, score, dist, rest, inside, beyond)
+    return _Edges(pts, s1, found, pol, strong, score, dist, rest, prof.reshape(k, width, m, nc), valid)
 
 
 def _peak_bands(s1: np.ndarray, den: np.ndarray, sure: np.ndarray) -> np.ndarray:
@@ -733,7 +738,8 @@ def _fit_sides(
     if last:
         # Where the card is darker than the table or hardly lighter, a shadow beside it can
         # hide or double its edge: find the card's own edge there.
-        r = np.flatnonzero(e.inside <= (1 + LIGHTER_CARD) * e.beyond)
+        inside, beyond = e.levels()
+        r = np.flatnonzero(inside <= (1 + LIGHTER_CARD) * beyond)
         if len(r):
             px_per_mm = min(np.linalg.norm(q - q[_NEXT], axis=1).tolist()) / 63.0
             shift, ramp, slk = _own_edge_shifts(
