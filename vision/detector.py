@@ -521,19 +521,19 @@ class CardDetector:
         (`_grow_sides`), by default when `grow`; `place`: a side of `q` to place by the card's
         size if what it fits to is no edge of the card (`_against_a_like_rim`)."""
         s = self.settings
-        fit = refine_quad(image, q, reach=reach, passes=passes)
+        fit = self._refined_quad(image, q, reach, passes)
         while fit is None and reach > 5.0:
             # A wide search also takes in the inner edge of a light rim (a white-bordered card on
             # a dark cloth), a rival as strong as the card's own edge: look again, closer.
             reach *= 0.55
-            fit = refine_quad(image, q, reach=reach, passes=passes)
+            fit = self._refined_quad(image, q, reach, passes)
         if fit is None:
             return []
         support = _seen_support(fit, image.shape)
         while reach > 5.0 and (min(support) < s.min_support or np.mean(support) < s.mean_support):
             # A side poorly supported at a wide search may have strayed to a rival line along
             # part of its length (a printed name beside an art box's edge): closer, it may not.
-            closer = refine_quad(image, q, reach=reach * 0.55, passes=passes)
+            closer = self._refined_quad(image, q, reach * 0.55, passes)
             if closer is None:
                 break
             reach *= 0.55
@@ -710,6 +710,18 @@ class CardDetector:
                 for g in out
             ]
         return out
+
+    def _refined_quad(self, image: np.ndarray, q: np.ndarray, reach: float, passes: int) -> QuadFit | None:
+        """`refine_quad`, once per frame for the same rough quad, reach and passes (different
+        cues of one card lead to the same quads: a card around a printed frame, a side moved)."""
+        q = np.asarray(q, dtype=np.float64)
+        key = ("refine_quad", q.shape, q.tobytes(), float(reach), passes, id(image))
+        hit = self._seen.get(key)
+        if hit is not None and hit[0][0] is image:
+            return hit[1]  # type: ignore[return-value]
+        got = refine_quad(image, q, reach=reach, passes=passes)
+        self._seen[key] = ((image,), got)
+        return got
 
     def _once(self, compute: Callable[[], T], name: str, *on: object) -> T:
         """`compute()`, worked out once per frame for the objects `on` (by identity: what it

@@ -159,18 +159,26 @@ def _frozen(a: np.ndarray) -> np.ndarray:
     return a
 
 
-@lru_cache(maxsize=512)
+# The caches below are keyed by sizes that vary from quad to quad (samples per side, reach): a
+# few thousand small arrays at most, and a miss costs more than the fit's other steps.
+@lru_cache(maxsize=4096)
 def _positions(ns: tuple[int, ...], width: int) -> tuple[np.ndarray, np.ndarray]:
     """Where along each side its samples lie (k x 1 x width, padding repeats the last) and which
     samples are real (k x width)."""
     t = np.empty((len(ns), 1, width))
     for i, n in enumerate(ns):
-        t[i, 0, :n] = np.linspace(CORNER_SKIP, 1 - CORNER_SKIP, n)
+        t[i, 0, :n] = _along(n)
         t[i, 0, n:] = t[i, 0, n - 1]
     return _frozen(t), _frozen(np.arange(width)[None, :] < np.array(ns)[:, None])
 
 
 @lru_cache(maxsize=256)
+def _along(n: int) -> np.ndarray:
+    """n sample positions along a side, as fractions of its length, the corners left out."""
+    return _frozen(np.linspace(CORNER_SKIP, 1 - CORNER_SKIP, n))
+
+
+@lru_cache(maxsize=4096)
 def _offsets(reach: float) -> np.ndarray:
     return _frozen(np.arange(-reach, reach + STEP / 2, STEP))
 
@@ -199,7 +207,7 @@ def _columns(m: int) -> np.ndarray:
     return _frozen(np.arange(m))
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=4096)
 def _flat_rows(k: int, width: int, m: int) -> np.ndarray:
     return _frozen(np.arange(k * width).reshape(k, width) * m)
 
@@ -585,12 +593,14 @@ def _fit_band(y: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     th[:, 5] = np.log(theta[:, 5])
     root = 1 / math.sqrt(2 * math.pi)
 
-    def model(t):
+    def model(t, last=False):
         s1, s2 = np.exp(t[:, 5:6]), np.exp(t[:, 6:7])
         u1 = (x - t[:, 3:4]) / s1
         u2 = (x - t[:, 3:4] - t[:, 4:5]) / s2
         f1, f2 = ndtr(u1), ndtr(u2)
         r = t[:, 0:1] + t[:, 1:2] * f1 + t[:, 2:3] * f2 - y
+        if last:
+            return r, None  # no step follows the last trial: its Jacobian is not needed
         g1 = np.exp(-0.5 * u1 * u1) * (t[:, 1:2] * root)
         g2 = np.exp(-0.5 * u2 * u2) * (t[:, 2:3] * root)
         jac = np.stack([np.ones_like(f1), f1, f2, -g1 / s1 - g2 / s2, -g2 / s2, -g1 * u1, -g2 * u2], axis=2)
@@ -601,7 +611,7 @@ def _fit_band(y: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     lam = np.full(len(y), 1e-3)
     eye = np.eye(7)
     lo, hi = math.log(0.5), math.log(12.0)
-    for _ in range(_LM_ITERS):
+    for it in range(_LM_ITERS):
         jt = jac.transpose(0, 2, 1)
         jtj = jt @ jac
         step = np.linalg.solve(jtj + lam[:, None, None] * (jtj * eye + 1e-9 * eye), -(jt @ r[..., None]))[
@@ -609,18 +619,16 @@ def _fit_band(y: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]
         ]
         trial = th + step
         np.clip(trial[:, 5:7], lo, hi, out=trial[:, 5:7])
-        r2, jac2 = model(trial)
+        last = it == _LM_ITERS - 1
+        r2, jac2 = model(trial, last)
         cost2 = np.add.reduce(r2 * r2, axis=1)
         better = cost2 < cost
         if np.logical_and.reduce(better):
             th, r, jac, cost, lam = trial, r2, jac2, cost2, lam * 0.3
             continue
-        th[better], r[better], jac[better], cost[better] = (
-            trial[better],
-            r2[better],
-            jac2[better],
-            cost2[better],
-        )
+        th[better], cost[better] = trial[better], cost2[better]
+        if not last:
+            r[better], jac[better] = r2[better], jac2[better]
         lam = np.where(better, lam * 0.3, lam * 10.0)
     th[:, 5] = np.exp(th[:, 5])
     th[:, 6] = np.exp(th[:, 6]) / th[:, 5]
