@@ -203,8 +203,7 @@ def _hull_followed(
     cv2.polylines(line, [cnt - [x - 1, y - 1]], True, 255, 2 * int(near) + 1)
     p = hull.reshape(-1, 2).astype(np.float64)
     d = np.roll(p, -1, axis=0) - p
-    n = np.maximum(np.ceil(np.linalg.norm(d, axis=1)).astype(int), 1)
-    pts = np.concatenate([p[i] + d[i] * (np.arange(n[i])[:, None] / n[i]) for i in range(len(p))])
+    pts = _densified(p, d, np.maximum(np.ceil(np.linalg.norm(d, axis=1)).astype(int), 1))
     if shape is not None:
         hh, ww = shape[:2]
         keep = (pts[:, 0] > 2.5) & (pts[:, 1] > 2.5) & (pts[:, 0] < ww - 3.5) & (pts[:, 1] < hh - 3.5)
@@ -227,6 +226,14 @@ def _median_gradient(grey: np.ndarray) -> float:
     n = grey.size
     lo, hi = np.searchsorted(cum, [(n - 1) // 2, n // 2], side="right").tolist()
     return (lo + hi) / 2
+
+
+def _densified(p: np.ndarray, d: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """The points p[i] + d[i] * j / n[i] for j < n[i], for each i in turn (a polygon's vertices p,
+    its edges d, n points per edge): all at once, as outlines have hundreds of edges."""
+    i = np.repeat(np.arange(len(p)), n)
+    j = np.arange(len(i)) - np.repeat(np.cumsum(n) - n, n)
+    return p[i] + d[i] * (j / n[i])[:, None]
 
 
 def _candidate_maps(small: np.ndarray) -> list[tuple[np.ndarray, int]]:
@@ -304,6 +311,7 @@ class CardDetector:
         # no region. The last cue read: an outline of the card or of its printed frame is better.
         edge_hulls: list[np.ndarray] = []
         lo_aspect, hi_aspect = s.aspect_range_px[0] * 0.8, s.aspect_range_px[1] * 1.2
+        rough: dict[bytes, list[np.ndarray]] = {}  # `_rough_quads` per contour (its points)
         for m, mode in _candidate_maps(small):
             if self.table is not None and mode == cv2.RETR_LIST:
                 edge_hulls += self._edge_hulls_off_frame(
@@ -326,7 +334,11 @@ class CardDetector:
                         q = _beyond_pentagon(cv2.convexHull(cnt), small.shape)
                         if q is not None and self._card_or_frame_sized(q * scale + (scale - 1) / 2):
                             cut_quads.append(q * scale + (scale - 1) / 2)
-                quads = _rough_quads(cnt)
+                # The maps often outline a card alike: one contour's quads once.
+                key = cnt.tobytes()
+                quads = rough.get(key)
+                if quads is None:
+                    quads = rough[key] = _rough_quads(cnt)
                 if not quads:
                     unions.append(cnt)
                     for q in _rough_quads(cnt, hollow=True):
@@ -2246,12 +2258,9 @@ def _straight_runs(
     """The straight stretches of a closed outline at least `min_len` long, in order along it:
     (start, end, a point on the line fitted to the outline along it, its unit direction)."""
     c = cnt.reshape(-1, 2).astype(np.float64)
-    nxt = np.roll(c, -1, axis=0)
+    d = np.roll(c, -1, axis=0) - c
     # Every outline pixel (CHAIN_APPROX_SIMPLE keeps only the ends of straight pieces).
-    n = np.maximum(np.ceil(np.abs(nxt - c).max(axis=1)).astype(int), 1)
-    dense = np.concatenate(
-        [c[i] + (nxt[i] - c[i]) * (np.arange(n[i])[:, None] / n[i]) for i in range(len(c))]
-    )
+    dense = _densified(c, d, np.maximum(np.ceil(np.abs(d).max(axis=1)).astype(int), 1))
     pts = cv2.approxPolyDP(cnt, 1.5, True).reshape(-1, 2).astype(np.float64)
     out = []
     for i in range(len(pts)):
@@ -2420,19 +2429,22 @@ def _seen_support(fit: QuadFit, shape: tuple[int, ...]) -> list[float]:
     frame shows no edge beyond it). A side mostly out of view is judged as it is."""
     h, w = shape[:2]
     c = fit.corners
-    t = np.linspace(0.12, 0.88, 16)[:, None]
+    p = _side_middles(c)  # all four sides at once: asked of every fit
+    inside = (
+        np.add.reduce((p[..., 0] > 2) & (p[..., 0] < w - 3) & (p[..., 1] > 2) & (p[..., 1] < h - 3), axis=1)
+        / len(_MIDDLE)
+    ).tolist()
+    beyond = np.logical_and.reduce(_beyond_points(p, shape), axis=1).tolist()
     out = []
     for k, sd in enumerate(fit.sides):
-        p = c[k] + t * (c[(k + 1) % 4] - c[k])
-        inside = float(np.mean((p[:, 0] > 2) & (p[:, 0] < w - 3) & (p[:, 1] > 2) & (p[:, 1] < h - 3)))
-        if _beyond_frame(c[k], c[(k + 1) % 4], shape):
+        if beyond[k]:
             # Beyond the frame's edge: no pixel of it was seen, what "edge" its profiles found
             # there is the frame's padding.
             out.append(0.0)
         else:
             # Mostly out of view (along the frame's last rows): the few samples inside cannot
             # vouch for it, judge it as it is.
-            out.append(sd.support if inside < 0.4 else min(1.0, sd.support / inside))
+            out.append(sd.support if inside[k] < 0.4 else min(1.0, sd.support / inside[k]))
     return out
 
 
@@ -2453,13 +2465,27 @@ def _onto_frame_edge(c: np.ndarray, i: int, axis: int, lim: float, tol: float) -
     return out
 
 
+# 16 places along the middle of a side (as fractions of it), its corners left out.
+_MIDDLE = np.linspace(0.12, 0.88, 16)[:, None]
+_NEXT_CORNER = np.array([1, 2, 3, 0])
+
+
+def _side_middles(q: np.ndarray) -> np.ndarray:
+    """The `_MIDDLE` places of each side i of the quad q (corner i to i + 1): 4 x 16 x 2."""
+    return q[:, None] + _MIDDLE[None] * (q[_NEXT_CORNER] - q)[:, None]
+
+
+def _beyond_points(p: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Per point of p (... x 2, px), whether it lies more than a pixel beyond the edge of a frame
+    of this shape."""
+    h, w = shape[:2]
+    return np.logical_or.reduce(p < -1.5, axis=-1) | np.logical_or.reduce(p > np.array([w, h]) + 0.5, axis=-1)
+
+
 def _beyond_frame(a: np.ndarray, b: np.ndarray, shape: tuple[int, ...]) -> bool:
     """Whether the segment a-b (px; its middle, the corners left out) lies wholly more than a
     pixel beyond the edge of a frame of this shape: no part of it was seen."""
-    h, w = shape[:2]
-    p = a + np.linspace(0.12, 0.88, 16)[:, None] * (b - a)
-    out = (p < -1.5).any(axis=1) | (p > np.array([w, h]) + 0.5).any(axis=1)
-    return bool(out.all())
+    return bool(_beyond_points(a + _MIDDLE * (b - a), shape).all())
 
 
 def _order_index(q: np.ndarray) -> np.ndarray:
@@ -2583,11 +2609,14 @@ def _flat_ring_spread(
     return np.linalg.norm(cols - np.median(cols, axis=1, keepdims=True), axis=2).max(axis=1)
 
 
+_OUTLINE_T = np.linspace(0.2, 0.8, 12)  # where along a side `_outline_colours` looks
+
+
 def _outline_colours(image: np.ndarray, q: np.ndarray, short: float) -> tuple[np.ndarray, np.ndarray]:
     """Per side of the quad q (px), the colour just inside and just outside it (4 x C each):
     medians of thin strips along the middle of each side, clear of the rounded corners."""
     ctr = q.mean(axis=0)
-    t = np.linspace(0.2, 0.8, 12)
+    t = _OUTLINE_T
     w = float(np.clip(0.02 * short, 2.0, 6.0))
     offs = np.concatenate([-1.5 - np.linspace(0, w, 3), 1.5 + np.linspace(0, w, 3)])
     p0, p1 = q, np.roll(q, -1, axis=0)
@@ -2603,11 +2632,12 @@ def _outline_colours(image: np.ndarray, q: np.ndarray, short: float) -> tuple[np
     sampled = cv2.remap(
         image, pts[:, :1].copy(), pts[:, 1:].copy(), cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
-    sampled = sampled.reshape(4, len(t), len(offs), -1).astype(np.float32)
-    k = len(offs) // 2
-    inside = np.median(sampled[:, :, :k].reshape(4, -1, sampled.shape[-1]), axis=1)
-    outside = np.median(sampled[:, :, k:].reshape(4, -1, sampled.shape[-1]), axis=1)
-    return inside, outside
+    nc = sampled.shape[-1]
+    # Per side, the inside samples then the outside ones (offsets' first half, then second):
+    # both medians in one call.
+    sampled = sampled.reshape(4, len(t), 2, len(offs) // 2, nc).astype(np.float32)
+    med = np.median(sampled.transpose(0, 2, 1, 3, 4).reshape(4, 2, -1, nc), axis=2)
+    return med[:, 0], med[:, 1]
 
 
 def _off_table(colours: np.ndarray, table: np.ndarray) -> np.ndarray:
