@@ -316,7 +316,7 @@ def _edge_points(
     # A point counts when its edge is a clear peak: strong against the side's typical edge and
     # against the rest of its own profile (so texture and flat paper do not count).
     inner = (j > 1) & (j < m - 2) & valid
-    typical = np.array([0.35 * t for t in _masked_median(s1, inner, 0.0).tolist()], s1.dtype)
+    typical = 0.35 * _masked_median(s1, inner, 0.0)
     dist = np.abs(_columns(m) - j[..., None])
     rest = np.where(
         dist > _peak_bands(s1, den, inner & peaked & (s1 > typical[:, None]))[:, None, None],
@@ -326,7 +326,8 @@ def _edge_points(
     strong = inner & (s1 > 1.0) & (s1 > typical[:, None])
     h, w = img.shape[:2]
     xs, ys = pts[:, 1], pts[:, 2]
-    if xs.min() < -1.5 or ys.min() < -1.5 or xs.max() > w + 0.5 or ys.max() > h + 0.5:
+    (x_lo, y_lo), (x_hi, y_hi) = pts[:, 1:].min(axis=(0, 2)).tolist(), pts[:, 1:].max(axis=(0, 2)).tolist()
+    if x_lo < -1.5 or y_lo < -1.5 or x_hi > w + 0.5 or y_hi > h + 0.5:
         # More than a pixel beyond the image (the frame's edge: callers crop only there), the
         # border's replicated pixels show an edge where a side running off it has none.
         strong &= (xs >= -1.5) & (ys >= -1.5) & (xs <= w + 0.5) & (ys <= h + 0.5)
@@ -603,7 +604,8 @@ def _fit_band(y: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]
             return r, None  # no step follows the last trial: its Jacobian is not needed
         g1 = np.exp(-0.5 * u1 * u1) * (t[:, 1:2] * root)
         g2 = np.exp(-0.5 * u2 * u2) * (t[:, 2:3] * root)
-        jac = np.stack([np.ones_like(f1), f1, f2, -g1 / s1 - g2 / s2, -g2 / s2, -g1 * u1, -g2 * u2], axis=2)
+        h2 = -g2 / s2  # (-g1 / s1 - g2 / s2 is -g1 / s1 + h2 exactly)
+        jac = np.stack([np.ones_like(f1), f1, f2, -g1 / s1 + h2, h2, -g1 * u1, -g2 * u2], axis=2)
         return r, jac
 
     r, jac = model(th)
