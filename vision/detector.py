@@ -311,7 +311,6 @@ class CardDetector:
         # no region. The last cue read: an outline of the card or of its printed frame is better.
         edge_hulls: list[np.ndarray] = []
         lo_aspect, hi_aspect = s.aspect_range_px[0] * 0.8, s.aspect_range_px[1] * 1.2
-        rough: dict[bytes, list[np.ndarray]] = {}  # `_rough_quads` per contour (its points)
         for m, mode in _candidate_maps(small):
             if self.table is not None and mode == cv2.RETR_LIST:
                 edge_hulls += self._edge_hulls_off_frame(
@@ -334,11 +333,7 @@ class CardDetector:
                         q = _beyond_pentagon(cv2.convexHull(cnt), small.shape)
                         if q is not None and self._card_or_frame_sized(q * scale + (scale - 1) / 2):
                             cut_quads.append(q * scale + (scale - 1) / 2)
-                # The maps often outline a card alike: one contour's quads once.
-                key = cnt.tobytes()
-                quads = rough.get(key)
-                if quads is None:
-                    quads = rough[key] = _rough_quads(cnt)
+                quads = self._rough(cnt)
                 if not quads:
                     unions.append(cnt)
                     for q in _rough_quads(cnt, hollow=True):
@@ -722,6 +717,15 @@ class CardDetector:
                 for g in out
             ]
         return out
+
+    def _rough(self, cnt: np.ndarray) -> list[np.ndarray]:
+        """`_rough_quads(cnt)`, once per frame for a contour's points: the maps often outline a
+        card alike, and `_split_touching` asks again of the blobs."""
+        key = ("rough", cnt.shape, cnt.tobytes())
+        hit = self._seen.get(key)
+        if hit is None:
+            hit = self._seen[key] = ((), _rough_quads(cnt))
+        return hit[1]  # type: ignore[return-value]
 
     def _refined_quad(self, image: np.ndarray, q: np.ndarray, reach: float, passes: int) -> QuadFit | None:
         """`refine_quad`, once per frame for the same rough quad, reach and passes (different
@@ -2096,7 +2100,7 @@ class CardDetector:
                 continue
             # The outline's own four corners where it has them: a grid seen in perspective is no
             # rectangle in the image, and its box strays from it by several px at the corners.
-            quads = _rough_quads(cnt)
+            quads = self._rough(cnt)
             box = (order_corners(quads[0]) if quads else cv2.boxPoints(rect).astype(np.float64)) * scale + (
                 scale - 1
             ) / 2
