@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TypeVar
 
 import cv2
 import numpy as np
@@ -23,6 +25,8 @@ import shapely
 
 from vision.edges import QuadFit, refine_quad
 from vision.table import TableMap
+
+T = TypeVar("T")
 
 WORK_LONG_SIDE = 960  # candidate maps are computed on a copy this size (long side, px)
 # The table's brightness across a frame and in a card's own shadow, relative to its typical colour.
@@ -200,8 +204,7 @@ def _hull_followed(
     cv2.polylines(line, [cnt - [x - 1, y - 1]], True, 255, 2 * int(near) + 1)
     p = hull.reshape(-1, 2).astype(np.float64)
     d = np.roll(p, -1, axis=0) - p
-    n = np.maximum(np.ceil(np.linalg.norm(d, axis=1)).astype(int), 1)
-    pts = np.concatenate([p[i] + d[i] * (np.arange(n[i])[:, None] / n[i]) for i in range(len(p))])
+    pts = _densified(p, d, np.maximum(np.ceil(np.linalg.norm(d, axis=1)).astype(int), 1))
     if shape is not None:
         hh, ww = shape[:2]
         keep = (pts[:, 0] > 2.5) & (pts[:, 1] > 2.5) & (pts[:, 0] < ww - 3.5) & (pts[:, 1] < hh - 3.5)
@@ -210,6 +213,28 @@ def _hull_followed(
             return 0.0
     pts = np.clip((pts - [x - 1, y - 1]).round().astype(int), 0, [w + 1, h + 1])
     return float(np.mean(line[pts[:, 1], pts[:, 0]] > 0))
+
+
+def _median_gradient(grey: np.ndarray) -> float:
+    """Median over the image of |d/dx| + |d/dy| (3 x 3 Sobel)."""
+    if grey.dtype != np.uint8:
+        gx, gy = cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1)
+        return float(np.median(np.abs(gx) + np.abs(gy)))
+    # From 8-bit grey the sums are whole numbers up to 2040: the median from their histogram is
+    # exact, and a third of the time of sorting half a million floats.
+    gx, gy = cv2.Sobel(grey, cv2.CV_16S, 1, 0), cv2.Sobel(grey, cv2.CV_16S, 0, 1)
+    cum = np.cumsum(np.bincount((np.abs(gx) + np.abs(gy)).ravel()))
+    n = grey.size
+    lo, hi = np.searchsorted(cum, [(n - 1) // 2, n // 2], side="right").tolist()
+    return (lo + hi) / 2
+
+
+def _densified(p: np.ndarray, d: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """The points p[i] + d[i] * j / n[i] for j < n[i], for each i in turn (a polygon's vertices p,
+    its edges d, n points per edge): all at once, as outlines have hundreds of edges."""
+    i = np.repeat(np.arange(len(p)), n)
+    j = np.arange(len(i)) - np.repeat(np.cumsum(n) - n, n)
+    return p[i] + d[i] * (j / n[i])[:, None]
 
 
 def _candidate_maps(small: np.ndarray) -> list[tuple[np.ndarray, int]]:
@@ -221,9 +246,7 @@ def _candidate_maps(small: np.ndarray) -> list[tuple[np.ndarray, int]]:
 
     # 1. Regions enclosed by edges. Thresholds follow the frame's own gradient noise, so a
     #    faint white-on-white edge counts on a plain cloth while wood grain does not.
-    gx = cv2.Sobel(gblur, cv2.CV_32F, 1, 0)
-    gy = cv2.Sobel(gblur, cv2.CV_32F, 0, 1)
-    med = float(np.median(np.abs(gx) + np.abs(gy)))
+    med = _median_gradient(gblur)
     for factor in (4.0, 8.0):
         high = max(factor * med, 12.0)
         edges = cv2.Canny(blur, high / 2.5, high, L2gradient=False)
@@ -252,6 +275,8 @@ class CardDetector:
         self.table = table
         # Of the frame being read: its border's, then what lies around the cards found (see detect).
         self._table_colour: np.ndarray | None = None
+        # Of the frame being read: answers per candidate that are asked again (see `_once`).
+        self._seen: dict[tuple, tuple[tuple, object]] = {}
 
     # ------------------------------------------------------------------------------------------
     def detect(self, image: np.ndarray) -> list[CardCandidate]:
@@ -268,6 +293,7 @@ class CardDetector:
         )
         s = self.settings
         self._table_colour = _table_colour(small)
+        self._seen = {}
         # A card narrower than 1/70 of the frame is too small to measure anyway.
         min_side = max(s.min_side_px, max(h, w) / 70)
         min_area_small = (min_side / scale) ** 2 * s.aspect_range_px[0]
@@ -308,7 +334,7 @@ class CardDetector:
                         q = _beyond_pentagon(cv2.convexHull(cnt), small.shape)
                         if q is not None and self._card_or_frame_sized(q * scale + (scale - 1) / 2):
                             cut_quads.append(q * scale + (scale - 1) / 2)
-                quads = _rough_quads(cnt)
+                quads = self._rough(cnt)
                 if not quads:
                     unions.append(cnt)
                     for q in _rough_quads(cnt, hollow=True):
@@ -391,7 +417,9 @@ class CardDetector:
                 cards = self._select(refined, image)
         # The table is what lies around the cards found, not what the frame's border shows (the
         # floor beyond the table's edge): what a hypothesis from here on is judged against.
-        self._table_colour = _table_around(image, cards, self._table_colour)
+        self._table_colour = _table_around(
+            cards, self._table_colour, lambda c: self._outside_colours(image, c)
+        )
         split = self._split_touching(image, blobs, scale, cards)
         if split:
             cards = self._select(cards + split, image)
@@ -523,19 +551,19 @@ class CardDetector:
         (`_grow_sides`), by default when `grow`; `place`: a side of `q` to place by the card's
         size if what it fits to is no edge of the card (`_against_a_like_rim`)."""
         s = self.settings
-        fit = refine_quad(image, q, reach=reach, passes=passes)
+        fit = self._refined_quad(image, q, reach, passes)
         while fit is None and reach > 5.0:
             # A wide search also takes in the inner edge of a light rim (a white-bordered card on
             # a dark cloth), a rival as strong as the card's own edge: look again, closer.
             reach *= 0.55
-            fit = refine_quad(image, q, reach=reach, passes=passes)
+            fit = self._refined_quad(image, q, reach, passes)
         if fit is None:
             return []
         support = _seen_support(fit, image.shape)
         while reach > 5.0 and (min(support) < s.min_support or np.mean(support) < s.mean_support):
             # A side poorly supported at a wide search may have strayed to a rival line along
             # part of its length (a printed name beside an art box's edge): closer, it may not.
-            closer = refine_quad(image, q, reach=reach * 0.55, passes=passes)
+            closer = self._refined_quad(image, q, reach * 0.55, passes)
             if closer is None:
                 break
             reach *= 0.55
@@ -704,8 +732,53 @@ class CardDetector:
                     got = [g for g in got if g.framed or self._card_shaped(g.corners_px, image.shape, False)]
                 out.extend(got)
         if self.table is not None and (grow or sides):
-            out = [self._across_rim(image, g) or g for g in out]
+            # Each level of `_refine` asks this of the candidates the levels below returned, most
+            # of them unchanged: once per candidate is enough (the same fits again otherwise).
+            out = [
+                self._once(lambda g=g: self._across_rim(image, g), "across_rim", g, image, self._table_colour)
+                or g
+                for g in out
+            ]
         return out
+
+    def _rough(self, cnt: np.ndarray) -> list[np.ndarray]:
+        """`_rough_quads(cnt)`, once per frame for a contour's points: the maps often outline a
+        card alike, and `_split_touching` asks again of the blobs."""
+        key = ("rough", cnt.shape, cnt.tobytes())
+        hit = self._seen.get(key)
+        if hit is None:
+            hit = self._seen[key] = ((), _rough_quads(cnt))
+        return hit[1]  # type: ignore[return-value]
+
+    def _refined_quad(self, image: np.ndarray, q: np.ndarray, reach: float, passes: int) -> QuadFit | None:
+        """`refine_quad`, once per frame for the same rough quad, reach and passes (different
+        cues of one card lead to the same quads: a card around a printed frame, a side moved)."""
+        q = np.asarray(q, dtype=np.float64)
+        key = ("refine_quad", q.shape, q.tobytes(), float(reach), passes, id(image))
+        hit = self._seen.get(key)
+        if hit is not None and hit[0][0] is image:
+            return hit[1]  # type: ignore[return-value]
+        got = refine_quad(image, q, reach=reach, passes=passes)
+        self._seen[key] = ((image,), got)
+        return got
+
+    def _once(self, compute: Callable[[], T], name: str, *on: object) -> T:
+        """`compute()`, worked out once per frame for the objects `on` (by identity: what it
+        depends on, a candidate, the image, the table colour). The objects are kept with the
+        answer, so no other object can take their ids while the frame is read."""
+        key = (name, *map(id, on))
+        hit = self._seen.get(key)
+        if hit is not None and all(a is b for a, b in zip(hit[0], on)):
+            return hit[1]  # type: ignore[return-value]
+        got = compute()
+        self._seen[key] = (on, got)
+        return got
+
+    def _outside_colours(self, image: np.ndarray, c: CardCandidate) -> np.ndarray:
+        """`_outline_colours`' colours just outside a candidate's sides (4 x C), once per frame:
+        `_table_around` asks them of every card found, several times a frame."""
+        q = c.corners_px
+        return self._once(lambda: _outline_colours(image, q, _side_lengths(q)[0])[1], "outside", c, image)
 
     def _across_rim(self, image: np.ndarray, g: CardCandidate) -> CardCandidate | None:
         """The card of a calibrated fit `g` that has a side on the inner edge of the card's rim
@@ -1390,7 +1463,7 @@ class CardDetector:
         out: list[CardCandidate] = []
         done: list[np.ndarray] = []
         # Around all the cards found by now (see `_table_around`).
-        table = _table_around(image, cards, self._table_colour)
+        table = _table_around(cards, self._table_colour, lambda c: self._outside_colours(image, c))
         for rough in quads:
             side = _frame_side(rough, image.shape, near)
             if side is not None:
@@ -2055,7 +2128,7 @@ class CardDetector:
                 continue
             # The outline's own four corners where it has them: a grid seen in perspective is no
             # rectangle in the image, and its box strays from it by several px at the corners.
-            quads = _rough_quads(cnt)
+            quads = self._rough(cnt)
             box = (order_corners(quads[0]) if quads else cv2.boxPoints(rect).astype(np.float64)) * scale + (
                 scale - 1
             ) / 2
@@ -2223,12 +2296,9 @@ def _straight_runs(
     """The straight stretches of a closed outline at least `min_len` long, in order along it:
     (start, end, a point on the line fitted to the outline along it, its unit direction)."""
     c = cnt.reshape(-1, 2).astype(np.float64)
-    nxt = np.roll(c, -1, axis=0)
+    d = np.roll(c, -1, axis=0) - c
     # Every outline pixel (CHAIN_APPROX_SIMPLE keeps only the ends of straight pieces).
-    n = np.maximum(np.ceil(np.abs(nxt - c).max(axis=1)).astype(int), 1)
-    dense = np.concatenate(
-        [c[i] + (nxt[i] - c[i]) * (np.arange(n[i])[:, None] / n[i]) for i in range(len(c))]
-    )
+    dense = _densified(c, d, np.maximum(np.ceil(np.abs(d).max(axis=1)).astype(int), 1))
     pts = cv2.approxPolyDP(cnt, 1.5, True).reshape(-1, 2).astype(np.float64)
     out = []
     for i in range(len(pts)):
@@ -2397,19 +2467,22 @@ def _seen_support(fit: QuadFit, shape: tuple[int, ...]) -> list[float]:
     frame shows no edge beyond it). A side mostly out of view is judged as it is."""
     h, w = shape[:2]
     c = fit.corners
-    t = np.linspace(0.12, 0.88, 16)[:, None]
+    p = _side_middles(c)  # all four sides at once: asked of every fit
+    inside = (
+        np.add.reduce((p[..., 0] > 2) & (p[..., 0] < w - 3) & (p[..., 1] > 2) & (p[..., 1] < h - 3), axis=1)
+        / len(_MIDDLE)
+    ).tolist()
+    beyond = np.logical_and.reduce(_beyond_points(p, shape), axis=1).tolist()
     out = []
     for k, sd in enumerate(fit.sides):
-        p = c[k] + t * (c[(k + 1) % 4] - c[k])
-        inside = float(np.mean((p[:, 0] > 2) & (p[:, 0] < w - 3) & (p[:, 1] > 2) & (p[:, 1] < h - 3)))
-        if _beyond_frame(c[k], c[(k + 1) % 4], shape):
+        if beyond[k]:
             # Beyond the frame's edge: no pixel of it was seen, what "edge" its profiles found
             # there is the frame's padding.
             out.append(0.0)
         else:
             # Mostly out of view (along the frame's last rows): the few samples inside cannot
             # vouch for it, judge it as it is.
-            out.append(sd.support if inside < 0.4 else min(1.0, sd.support / inside))
+            out.append(sd.support if inside[k] < 0.4 else min(1.0, sd.support / inside[k]))
     return out
 
 
@@ -2430,13 +2503,27 @@ def _onto_frame_edge(c: np.ndarray, i: int, axis: int, lim: float, tol: float) -
     return out
 
 
+# 16 places along the middle of a side (as fractions of it), its corners left out.
+_MIDDLE = np.linspace(0.12, 0.88, 16)[:, None]
+_NEXT_CORNER = np.array([1, 2, 3, 0])
+
+
+def _side_middles(q: np.ndarray) -> np.ndarray:
+    """The `_MIDDLE` places of each side i of the quad q (corner i to i + 1): 4 x 16 x 2."""
+    return q[:, None] + _MIDDLE[None] * (q[_NEXT_CORNER] - q)[:, None]
+
+
+def _beyond_points(p: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Per point of p (... x 2, px), whether it lies more than a pixel beyond the edge of a frame
+    of this shape."""
+    h, w = shape[:2]
+    return np.logical_or.reduce(p < -1.5, axis=-1) | np.logical_or.reduce(p > np.array([w, h]) + 0.5, axis=-1)
+
+
 def _beyond_frame(a: np.ndarray, b: np.ndarray, shape: tuple[int, ...]) -> bool:
     """Whether the segment a-b (px; its middle, the corners left out) lies wholly more than a
     pixel beyond the edge of a frame of this shape: no part of it was seen."""
-    h, w = shape[:2]
-    p = a + np.linspace(0.12, 0.88, 16)[:, None] * (b - a)
-    out = (p < -1.5).any(axis=1) | (p > np.array([w, h]) + 0.5).any(axis=1)
-    return bool(out.all())
+    return bool(_beyond_points(a + _MIDDLE * (b - a), shape).all())
 
 
 def _order_index(q: np.ndarray) -> np.ndarray:
@@ -2560,11 +2647,14 @@ def _flat_ring_spread(
     return np.linalg.norm(cols - np.median(cols, axis=1, keepdims=True), axis=2).max(axis=1)
 
 
+_OUTLINE_T = np.linspace(0.2, 0.8, 12)  # where along a side `_outline_colours` looks
+
+
 def _outline_colours(image: np.ndarray, q: np.ndarray, short: float) -> tuple[np.ndarray, np.ndarray]:
     """Per side of the quad q (px), the colour just inside and just outside it (4 x C each):
     medians of thin strips along the middle of each side, clear of the rounded corners."""
     ctr = q.mean(axis=0)
-    t = np.linspace(0.2, 0.8, 12)
+    t = _OUTLINE_T
     w = float(np.clip(0.02 * short, 2.0, 6.0))
     offs = np.concatenate([-1.5 - np.linspace(0, w, 3), 1.5 + np.linspace(0, w, 3)])
     p0, p1 = q, np.roll(q, -1, axis=0)
@@ -2580,11 +2670,12 @@ def _outline_colours(image: np.ndarray, q: np.ndarray, short: float) -> tuple[np
     sampled = cv2.remap(
         image, pts[:, :1].copy(), pts[:, 1:].copy(), cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
-    sampled = sampled.reshape(4, len(t), len(offs), -1).astype(np.float32)
-    k = len(offs) // 2
-    inside = np.median(sampled[:, :, :k].reshape(4, -1, sampled.shape[-1]), axis=1)
-    outside = np.median(sampled[:, :, k:].reshape(4, -1, sampled.shape[-1]), axis=1)
-    return inside, outside
+    nc = sampled.shape[-1]
+    # Per side, the inside samples then the outside ones (offsets' first half, then second):
+    # both medians in one call.
+    sampled = sampled.reshape(4, len(t), 2, len(offs) // 2, nc).astype(np.float32)
+    med = np.median(sampled.transpose(0, 2, 1, 3, 4).reshape(4, 2, -1, nc), axis=2)
+    return med[:, 0], med[:, 1]
 
 
 def _off_table(colours: np.ndarray, table: np.ndarray) -> np.ndarray:
@@ -2727,17 +2818,19 @@ def _table_colour(small: np.ndarray) -> np.ndarray:
     return np.median(band, axis=0).astype(np.float32)
 
 
-def _table_around(image: np.ndarray, cards: list[CardCandidate], fallback: np.ndarray) -> np.ndarray:
+def _table_around(
+    cards: list[CardCandidate], fallback: np.ndarray, outside_of: Callable[[CardCandidate], np.ndarray]
+) -> np.ndarray:
     """The table's colour where cards lie: the median of the colours just outside the found
-    cards' sides that have no other found card just beyond them (cards side by side in a row
-    or a grid face each other's edges; a shadow or an unfound card on a few sides does not move
-    it), or `fallback` with fewer than two cards."""
+    cards' sides (`outside_of`: 4 x C per card) that have no other found card just beyond them
+    (cards side by side in a row or a grid face each other's edges; a shadow or an unfound card
+    on a few sides does not move it), or `fallback` with fewer than two cards."""
     if len(cards) < 2:
         return fallback
     around = []
     for c in cards:
         q = c.corners_px
-        outside = _outline_colours(image, q, _side_lengths(q)[0])[1]
+        outside = outside_of(c)
         mid = (q + np.roll(q, -1, axis=0)) / 2
         out = mid - q.mean(axis=0)
         # Just beyond the strip `_outline_colours` looks at (at most 7.5 px out).

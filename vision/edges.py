@@ -89,8 +89,16 @@ class _Edges:
     score: np.ndarray  # k x n x m, the profiles' derivative along the polarity
     dist: np.ndarray  # k x n x m, samples from each profile's peak
     rest: np.ndarray  # k x n x m, |score| away from the peak
-    inside: np.ndarray  # k, grey level on the card's side of the edge
-    beyond: np.ndarray  # k, grey level beyond the edge
+    prof: np.ndarray  # k x n x m x C, the profiles
+    valid: np.ndarray  # k x n, which samples are real
+
+    def levels(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per side, the grey level on the card's side of the edge and beyond it: medians over
+        the side of its profiles' first and last quarters. (Asked for on a fit's last pass only,
+        so computed only then.)"""
+        ends = self.prof[:, :, _quarters(self.prof.shape[2])].mean(axis=3)  # k x n x 2 x C
+        inside, beyond = _masked_median(ends.mean(axis=3).transpose(2, 0, 1), self.valid, 0.0)
+        return inside, beyond
 
     def found_thin(self) -> np.ndarray:
         """`found`, where the other flank of a thin line next to the edge (the gap to a touching
@@ -151,18 +159,26 @@ def _frozen(a: np.ndarray) -> np.ndarray:
     return a
 
 
-@lru_cache(maxsize=512)
+# The caches below are keyed by sizes that vary from quad to quad (samples per side, reach): a
+# few thousand small arrays at most, and a miss costs more than the fit's other steps.
+@lru_cache(maxsize=4096)
 def _positions(ns: tuple[int, ...], width: int) -> tuple[np.ndarray, np.ndarray]:
     """Where along each side its samples lie (k x 1 x width, padding repeats the last) and which
     samples are real (k x width)."""
     t = np.empty((len(ns), 1, width))
     for i, n in enumerate(ns):
-        t[i, 0, :n] = np.linspace(CORNER_SKIP, 1 - CORNER_SKIP, n)
+        t[i, 0, :n] = _along(n)
         t[i, 0, n:] = t[i, 0, n - 1]
     return _frozen(t), _frozen(np.arange(width)[None, :] < np.array(ns)[:, None])
 
 
 @lru_cache(maxsize=256)
+def _along(n: int) -> np.ndarray:
+    """n sample positions along a side, as fractions of its length, the corners left out."""
+    return _frozen(np.linspace(CORNER_SKIP, 1 - CORNER_SKIP, n))
+
+
+@lru_cache(maxsize=4096)
 def _offsets(reach: float) -> np.ndarray:
     return _frozen(np.arange(-reach, reach + STEP / 2, STEP))
 
@@ -191,7 +207,7 @@ def _columns(m: int) -> np.ndarray:
     return _frozen(np.arange(m))
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=4096)
 def _flat_rows(k: int, width: int, m: int) -> np.ndarray:
     return _frozen(np.arange(k * width).reshape(k, width) * m)
 
@@ -300,7 +316,7 @@ def _edge_points(
     # A point counts when its edge is a clear peak: strong against the side's typical edge and
     # against the rest of its own profile (so texture and flat paper do not count).
     inner = (j > 1) & (j < m - 2) & valid
-    typical = np.array([0.35 * t for t in _masked_median(s1, inner, 0.0).tolist()], s1.dtype)
+    typical = 0.35 * _masked_median(s1, inner, 0.0)
     dist = np.abs(_columns(m) - j[..., None])
     rest = np.where(
         dist > _peak_bands(s1, den, inner & peaked & (s1 > typical[:, None]))[:, None, None],
@@ -310,17 +326,15 @@ def _edge_points(
     strong = inner & (s1 > 1.0) & (s1 > typical[:, None])
     h, w = img.shape[:2]
     xs, ys = pts[:, 1], pts[:, 2]
-    if xs.min() < -1.5 or ys.min() < -1.5 or xs.max() > w + 0.5 or ys.max() > h + 0.5:
+    (x_lo, y_lo), (x_hi, y_hi) = pts[:, 1:].min(axis=(0, 2)).tolist(), pts[:, 1:].max(axis=(0, 2)).tolist()
+    if x_lo < -1.5 or y_lo < -1.5 or x_hi > w + 0.5 or y_hi > h + 0.5:
         # More than a pixel beyond the image (the frame's edge: callers crop only there), the
         # border's replicated pixels show an edge where a side running off it has none.
         strong &= (xs >= -1.5) & (ys >= -1.5) & (xs <= w + 0.5) & (ys <= h + 0.5)
     if not np.logical_and.reduce(usable):
         strong &= usable[:, None]
     found = strong & (s1 > 1.4 * np.maximum.reduce(rest, axis=2))
-    # Grey levels of the profiles' first and last quarters, median over the side.
-    ends = prof.reshape(k, width, m, nc)[:, :, _quarters(m)].mean(axis=3)  # k x n x 2 x C
-    inside, beyond = _masked_median(ends.mean(axis=3).transpose(2, 0, 1), valid, 0.0)
-    return _Edges(pts, s1, found, pol, strong, score, dist, rest, inside, beyond)
+    return _Edges(pts, s1, found, pol, strong, score, dist, rest, prof.reshape(k, width, m, nc), valid)
 
 
 def _peak_bands(s1: np.ndarray, den: np.ndarray, sure: np.ndarray) -> np.ndarray:
@@ -580,15 +594,18 @@ def _fit_band(y: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     th[:, 5] = np.log(theta[:, 5])
     root = 1 / math.sqrt(2 * math.pi)
 
-    def model(t):
+    def model(t, last=False):
         s1, s2 = np.exp(t[:, 5:6]), np.exp(t[:, 6:7])
         u1 = (x - t[:, 3:4]) / s1
         u2 = (x - t[:, 3:4] - t[:, 4:5]) / s2
         f1, f2 = ndtr(u1), ndtr(u2)
         r = t[:, 0:1] + t[:, 1:2] * f1 + t[:, 2:3] * f2 - y
+        if last:
+            return r, None  # no step follows the last trial: its Jacobian is not needed
         g1 = np.exp(-0.5 * u1 * u1) * (t[:, 1:2] * root)
         g2 = np.exp(-0.5 * u2 * u2) * (t[:, 2:3] * root)
-        jac = np.stack([np.ones_like(f1), f1, f2, -g1 / s1 - g2 / s2, -g2 / s2, -g1 * u1, -g2 * u2], axis=2)
+        h2 = -g2 / s2  # (-g1 / s1 - g2 / s2 is -g1 / s1 + h2 exactly)
+        jac = np.stack([np.ones_like(f1), f1, f2, -g1 / s1 + h2, h2, -g1 * u1, -g2 * u2], axis=2)
         return r, jac
 
     r, jac = model(th)
@@ -596,7 +613,7 @@ def _fit_band(y: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     lam = np.full(len(y), 1e-3)
     eye = np.eye(7)
     lo, hi = math.log(0.5), math.log(12.0)
-    for _ in range(_LM_ITERS):
+    for it in range(_LM_ITERS):
         jt = jac.transpose(0, 2, 1)
         jtj = jt @ jac
         step = np.linalg.solve(jtj + lam[:, None, None] * (jtj * eye + 1e-9 * eye), -(jt @ r[..., None]))[
@@ -604,18 +621,16 @@ def _fit_band(y: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]
         ]
         trial = th + step
         np.clip(trial[:, 5:7], lo, hi, out=trial[:, 5:7])
-        r2, jac2 = model(trial)
+        last = it == _LM_ITERS - 1
+        r2, jac2 = model(trial, last)
         cost2 = np.add.reduce(r2 * r2, axis=1)
         better = cost2 < cost
         if np.logical_and.reduce(better):
             th, r, jac, cost, lam = trial, r2, jac2, cost2, lam * 0.3
             continue
-        th[better], r[better], jac[better], cost[better] = (
-            trial[better],
-            r2[better],
-            jac2[better],
-            cost2[better],
-        )
+        th[better], cost[better] = trial[better], cost2[better]
+        if not last:
+            r[better], jac[better] = r2[better], jac2[better]
         lam = np.where(better, lam * 0.3, lam * 10.0)
     th[:, 5] = np.exp(th[:, 5])
     th[:, 6] = np.exp(th[:, 6]) / th[:, 5]
@@ -733,7 +748,8 @@ def _fit_sides(
     if last:
         # Where the card is darker than the table or hardly lighter, a shadow beside it can
         # hide or double its edge: find the card's own edge there.
-        r = np.flatnonzero(e.inside <= (1 + LIGHTER_CARD) * e.beyond)
+        inside, beyond = e.levels()
+        r = np.flatnonzero(inside <= (1 + LIGHTER_CARD) * beyond)
         if len(r):
             px_per_mm = min(np.linalg.norm(q - q[_NEXT], axis=1).tolist()) / 63.0
             shift, ramp, slk = _own_edge_shifts(

@@ -381,10 +381,19 @@ class FaceLibrary:
         if len(rivals) < 2:
             return None
         seen = _name_bands(card_img, sharp=False)
+        # The seen bands' shifted windows, normalised once for all rivals (per band and size).
+        windows: dict[tuple[int, tuple[int, ...]], np.ndarray] = {}
+
+        def distance(i: int, enrolled: np.ndarray) -> float:
+            shape = tuple(v - 2 * NAME_SHIFT for v in enrolled.shape)
+            if (i, shape) not in windows:
+                windows[i, shape] = _shifted_windows(seen[i], shape)
+            return _band_distance(windows[i, shape], enrolled)
+
         scores = []
         for name, flip in rivals:
             bands = self._names[name][1 if flip else 0]
-            scores.append((min(_band_distance(s, b) for s, b in zip(seen, bands)), name, flip))
+            scores.append((min(distance(i, b) for i, b in zip(range(len(seen)), bands)), name, flip))
         scores.sort()
         (best, name, flip), (second, _, _) = scores[0], scores[1]
         return (name, flip) if best < margin * second else None
@@ -485,18 +494,25 @@ def _name_bands(card_img: np.ndarray, sharp: bool = True) -> list[np.ndarray]:
     return [light[int(a * h) : int(b * h), mx : w - mx] for a, b in NAME_BANDS]
 
 
-def _band_distance(seen: np.ndarray, enrolled: np.ndarray) -> float:
-    """Mean difference of two name bands, each normalised (mean and spread), at the best of small
-    shifts (corners found a pixel or two off). Not trimmed: the letters, a small part of the band,
-    are what differs."""
+def _shifted_windows(seen: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """The windows of `shape` in a seen name band at each small shift (corners found a pixel or
+    two off), each normalised (mean and spread): (2s+1, 2s+1, h, w)."""
     s = NAME_SHIFT
-    ref = enrolled[s:-s, s:-s]
-    ref = (ref - ref.mean()) / (ref.std() + 4.0)
-    win = np.lib.stride_tricks.sliding_window_view(seen, ref.shape)  # (2s+1, 2s+1, h, w)
+    win = np.lib.stride_tricks.sliding_window_view(seen, shape)
     win = win[: 2 * s + 1, : 2 * s + 1]
     mean = win.mean(axis=(2, 3), keepdims=True)
     std = win.std(axis=(2, 3), keepdims=True)
-    return float((np.abs((win - mean) / (std + 4.0) - ref)).mean(axis=(2, 3)).min())
+    return (win - mean) / (std + 4.0)
+
+
+def _band_distance(windows: np.ndarray, enrolled: np.ndarray) -> float:
+    """Mean difference of a seen name band (its `_shifted_windows`) and an enrolled one, each
+    normalised (mean and spread), at the best of the small shifts. Not trimmed: the letters, a
+    small part of the band, are what differs."""
+    s = NAME_SHIFT
+    ref = enrolled[s:-s, s:-s]
+    ref = (ref - ref.mean()) / (ref.std() + 4.0)
+    return float((np.abs(windows - ref)).mean(axis=(2, 3)).min())
 
 
 def _both(img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

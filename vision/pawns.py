@@ -409,6 +409,8 @@ def _edge_on_standees(fr: _Frame, missing: list[int], card_area: float) -> list[
     out = []
     for k in missing:
         m = cv2.compare(cls, k, cv2.CMP_EQ)
+        if not cv2.countNonZero(m):
+            continue  # none of the colour: no components to label (a whole frame's labelling)
         n, _, stats, centroids = cv2.connectedComponentsWithStats(m, connectivity=8)
         if n <= 1:
             continue

@@ -95,8 +95,11 @@ def check_image(image: object) -> None:
             f"the image is only {image.shape[1]}x{image.shape[0]} pixels; use a camera picture of the table"
         )
     grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    small = cv2.resize(grey, (64, 64), interpolation=cv2.INTER_AREA)
-    if float(small.std()) < 1.0 and int(grey.max()) - int(grey.min()) < 8:
+    # The range first: it is cheap, and a real picture's is wide, so the resize (~4 ms a 1080p
+    # frame) is hardly ever needed.
+    if int(grey.max()) - int(grey.min()) < 8 and (
+        float(cv2.resize(grey, (64, 64), interpolation=cv2.INTER_AREA).std()) < 1.0
+    ):
         raise ValueError(
             "the image is one flat colour (lens covered, camera not ready?); nothing can be seen in it"
         )
