@@ -16,6 +16,7 @@ line fits) run on padded side x sample arrays with masks instead of a Python loo
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import dataclass, fields
 from functools import lru_cache
 
@@ -556,7 +557,9 @@ def _own_edge_shifts(
         # The card's edge is blurred alike on every side (one camera, one card): a side whose
         # fit needs a much blurrier edge than the others is some other profile (a neighbour's
         # edge in a narrow gap, a varying band) the model does not describe.
-        banded &= s1[:, 0] <= 1.6 * np.median(s1[banded, 0])
+        # (The median of at most four finite numbers: `statistics` is the same sum and halving
+        # as numpy's, at a tenth of the cost.)
+        banded &= s1[:, 0] <= 1.6 * statistics.median(s1[banded, 0].tolist())
     ok = banded & dipped
     shifts[r[ok]] = e[ok, 0] * h
     ramp = banded & ~dipped & (e[:, 0] < 0)
