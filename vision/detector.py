@@ -274,7 +274,8 @@ class CardDetector:
         self.table = table
         # Of the frame being read: its border's, then what lies around the cards found (see detect).
         self._table_colour: np.ndarray | None = None
-        # Of the frame being read: answers per candidate that are asked again (see `_once`).
+        # Of the frame being read: answers asked again, kept with the objects they are about
+        # (`_once`, `_refined_quad`, `_rough`); emptied when a frame starts and when it is done.
         self._seen: dict[tuple, tuple[tuple, object]] = {}
 
     # ------------------------------------------------------------------------------------------
@@ -433,6 +434,7 @@ class CardDetector:
             lo, hi = s.relative_area_range
             cards = [c for c in cards if lo * med <= c.area_px <= hi * med]
             cards = _sized_like_the_others(cards, s.perspective_size_tolerance)
+        self._seen = {}  # (it holds the frame: let it go)
         return cards
 
     def _part_in_view(self, q: np.ndarray, shape: tuple[int, ...], scale: float) -> bool:
