@@ -383,7 +383,8 @@ def _robust_lines(pts: np.ndarray, mask: np.ndarray, ref: np.ndarray) -> _Lines:
         cnt = np.add.reduce(keep, axis=1).tolist()
         ok = [o and (c >= 4 or not a) for o, c, a in zip(ok, cnt, active)]
         coef = _line_coefficients(pts, keep, ref)
-        res = np.abs(coef[:, None, 4:7] @ pts)[:, 0]
+        dist = (coef[:, None, 4:7] @ pts)[:, 0]
+        res = np.abs(dist)
         srt = np.where(keep, res, np.inf)
         srt.sort(axis=1)
         srt = srt.ravel()
@@ -397,8 +398,12 @@ def _robust_lines(pts: np.ndarray, mask: np.ndarray, ref: np.ndarray) -> _Lines:
         if not any(a and o for a, o in zip(active, ok)):
             break
     ok_arr = np.array(ok) & (np.add.reduce(keep, axis=1) >= 4)
-    coef = _line_coefficients(pts, keep, ref)
-    return _Lines(coef, pts, keep, (coef[:, None, 4:7] @ pts)[:, 0], ok_arr)
+    if any(active):
+        # Some side's inliers changed in the last round: its line from them. (Else every side
+        # kept the inliers its last line came from, and that line is the answer.)
+        coef = _line_coefficients(pts, keep, ref)
+        dist = (coef[:, None, 4:7] @ pts)[:, 0]
+    return _Lines(coef, pts, keep, dist, ok_arr)
 
 
 def _rim_inner_flanks(img, lines: _Lines, out, p0, p1, pol, ns, width, contrast):
