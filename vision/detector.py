@@ -275,7 +275,8 @@ class CardDetector:
         self.table = table
         # Of the frame being read: its border's, then what lies around the cards found (see detect).
         self._table_colour: np.ndarray | None = None
-        # Of the frame being read: answers per candidate that are asked again (see `_once`).
+        # Of the frame being read: answers asked again, kept with the objects they are about
+        # (`_once`, `_refined_quad`, `_rough`); emptied when a frame starts and when it is done.
         self._seen: dict[tuple, tuple[tuple, object]] = {}
 
     # ------------------------------------------------------------------------------------------
@@ -442,6 +443,7 @@ class CardDetector:
                 cards = self._select(cards + cut, image)
         if self.table is None:
             cards = self._reportable(cards)
+        self._seen = {}  # (it holds the frame: let it go)
         return cards
 
     def _reportable(self, cards: list[CardCandidate]) -> list[CardCandidate]:

@@ -260,10 +260,13 @@ def _edge_points(
     along: np.ndarray,
     polarity: np.ndarray | None = None,
     shift: float = 0.0,
-) -> _Edges:
+    enough: np.ndarray | None = None,
+) -> _Edges | None:
     """Edge points along the k segments p0->p1 (k x 2 each) within +-reach px of each segment moved
     `shift` px outward, ns[i] <= width points on side i; `along` is the segments' unit directions
-    (k x 2). `polarity` (k x C) forces the colour change sought."""
+    (k x 2). `polarity` (k x C) forces the colour change sought. With `enough` (k), None when no
+    side i has `enough[i]` strong points, so that none can have as many found (the comparison
+    with the rest of each profile, a third of the work, is then skipped)."""
     k = len(p0)
     t, valid = _positions(tuple(ns.tolist()), width)
     d = p1 - p0
@@ -318,12 +321,6 @@ def _edge_points(
     # against the rest of its own profile (so texture and flat paper do not count).
     inner = (j > 1) & (j < m - 2) & valid
     typical = 0.35 * _masked_median(s1, inner, 0.0)
-    dist = np.abs(_columns(m) - j[..., None])
-    rest = np.where(
-        dist > _peak_bands(s1, den, inner & peaked & (s1 > typical[:, None]))[:, None, None],
-        np.abs(score),
-        0.0,
-    )
     strong = inner & (s1 > 1.0) & (s1 > typical[:, None])
     h, w = img.shape[:2]
     xs, ys = pts[:, 1], pts[:, 2]
@@ -334,6 +331,14 @@ def _edge_points(
         strong &= (xs >= -1.5) & (ys >= -1.5) & (xs <= w + 0.5) & (ys <= h + 0.5)
     if not np.logical_and.reduce(usable):
         strong &= usable[:, None]
+    if enough is not None and not np.logical_or.reduce(np.add.reduce(strong, axis=1) >= enough):
+        return None
+    dist = np.abs(_columns(m) - j[..., None])
+    rest = np.where(
+        dist > _peak_bands(s1, den, inner & peaked & (s1 > typical[:, None]))[:, None, None],
+        np.abs(score),
+        0.0,
+    )
     found = strong & (s1 > 1.4 * np.maximum.reduce(rest, axis=2))
     return _Edges(pts, s1, found, pol, strong, score, dist, rest, prof.reshape(k, width, m, nc), valid)
 
@@ -378,7 +383,8 @@ def _robust_lines(pts: np.ndarray, mask: np.ndarray, ref: np.ndarray) -> _Lines:
         cnt = np.add.reduce(keep, axis=1).tolist()
         ok = [o and (c >= 4 or not a) for o, c, a in zip(ok, cnt, active)]
         coef = _line_coefficients(pts, keep, ref)
-        res = np.abs(coef[:, None, 4:7] @ pts)[:, 0]
+        dist = (coef[:, None, 4:7] @ pts)[:, 0]
+        res = np.abs(dist)
         srt = np.where(keep, res, np.inf)
         srt.sort(axis=1)
         srt = srt.ravel()
@@ -392,13 +398,17 @@ def _robust_lines(pts: np.ndarray, mask: np.ndarray, ref: np.ndarray) -> _Lines:
         if not any(a and o for a, o in zip(active, ok)):
             break
     ok_arr = np.array(ok) & (np.add.reduce(keep, axis=1) >= 4)
-    coef = _line_coefficients(pts, keep, ref)
-    return _Lines(coef, pts, keep, (coef[:, None, 4:7] @ pts)[:, 0], ok_arr)
+    if any(active):
+        # Some side's inliers changed in the last round: its line from them. (Else every side
+        # kept the inliers its last line came from, and that line is the answer.)
+        coef = _line_coefficients(pts, keep, ref)
+        dist = (coef[:, None, 4:7] @ pts)[:, 0]
+    return _Lines(coef, pts, keep, dist, ok_arr)
 
 
 def _rim_inner_flanks(img, lines: _Lines, out, p0, p1, pol, ns, width, contrast):
     """Per side, the inner flank of a dark line at most RIM_PX wide just inside the fitted edge,
-    if the whole side shows one: (edges, lines, has_rim)."""
+    if the whole side shows one: (edges, lines, has_rim; edges None when no side has one)."""
     c, dd = lines.c, lines.d
     normal = np.stack([-dd[:, 1], dd[:, 0]], axis=1)
     normal[(normal * out).sum(axis=1) < 0] *= -1
@@ -407,7 +417,21 @@ def _rim_inner_flanks(img, lines: _Lines, out, p0, p1, pol, ns, width, contrast)
     b = c + ((p1 - c) * dd).sum(axis=1)[:, None] * dd
     ab = b - a
     along = ab / (np.sqrt((ab**2).sum(axis=1)) + 1e-9)[:, None]
-    e = _edge_points(img, a, b, normal, RIM_PX / 2, ns, width, along, polarity=-pol, shift=-RIM_PX / 2 - 0.25)
+    e = _edge_points(
+        img,
+        a,
+        b,
+        normal,
+        RIM_PX / 2,
+        ns,
+        width,
+        along,
+        polarity=-pol,
+        shift=-RIM_PX / 2 - 0.25,
+        enough=0.6 * ns,
+    )
+    if e is None:  # most sides have no such line: no side has enough strong points for one
+        return None, None, np.zeros(len(ns), bool)
     strong = e.found.sum(axis=1) >= 0.6 * ns
     if not strong.any():
         return e, None, strong
@@ -715,6 +739,7 @@ def _fit_sides(
         ns.append(int(min(max(length / 8, 10), 24)) if first else int(min(max(length / 4, 12), 48)))
     d, out, width = np.array(d), np.array(out), max(ns)
     e = _edge_points(img, p0, p1, out, reach, np.array(ns), width, np.array(along))
+    assert e is not None  # (asked for without `enough`)
     # No clear edge: maybe the side runs along a narrow gap to a touching card.
     need = np.array([max(4, 0.2 * n) for n in ns])
     found = e.found
