@@ -386,17 +386,22 @@ class CardDetector:
         # Largest first, and skip quads inside a card already found (its art).
         refined: list[CardCandidate] = []
         clean: list[bool] = []  # `_clean` of each refined card (asked for every later quad)
+        # Without a calibration a block of cards side by side can fit as one card-shaped box; the
+        # cards in it are not its art, and it explains none of them.
+        explains: list[bool] = []
         areas = [abs(_poly_area(g[0])) for g in groups]
         for gi in sorted(range(len(groups)), key=lambda i: -areas[i]):
             ctr = groups[gi][0].mean(axis=0)
             if any(
-                _explained_by(c, ctr, areas[gi], self.table is not None, k) for c, k in zip(refined, clean)
+                e and _explained_by(c, ctr, areas[gi], self.table is not None, k)
+                for c, k, e in zip(refined, clean, explains)
             ):
                 continue
             for qf in groups[gi]:
                 got = self._refine(image, qf, reach=2.5 * scale + 2.5)
                 refined.extend(got)
                 clean.extend(self._clean(c) for c in got)
+                explains.extend(self.table is not None or not _holds_cards(c, reps) for c in got)
                 if any(clean[len(clean) - len(got) :]):
                     break  # else the group's second quad may lead to a better fit
 
@@ -719,12 +724,21 @@ class CardDetector:
 
             # A frame that would pass for a card itself vouches for the card around it.
             clean = ok and self.table is None and score >= s.min_score_uncalibrated
-            for m in margins:
-                bigger = _offset_quad(c, m)
-                if bigger is None:
-                    continue
-                got = self._refine(image, bigger, reach=grow_reach(m), grow=False, loose=clean)
+            tries = [(q, grow_reach(m)) for m in margins if (q := _offset_quad(c, m)) is not None]
+            if clean and tries:
+                # The border may be wider on some sides than on others (a print off centre, a
+                # slanted view): each side at the first edge beyond the frame, whatever margin
+                # found it.
+                fits = [self._refined_quad(image, q, r, passes) for q, r in tries]
+                nearest = _first_edges_beyond(c, [f for f in fits if f is not None], image.shape, short)
+                if nearest is not None:
+                    tries.append((nearest, 2.5))
+            for bigger, reach_m in tries:
+                got = self._refine(image, bigger, reach=reach_m, grow=False, loose=clean)
                 if clean:
+                    # A card's border is about as wide on opposite sides; a fit that took a
+                    # neighbour's edge on one side (cards a few mm apart) is not.
+                    got = [g for g in got if _even_border(c, g.corners_px)]
                     for g in got:
                         g.framed = s.min_score_framed <= g.score and _one_colour_between(
                             image, c, g.corners_px
@@ -1192,7 +1206,7 @@ class CardDetector:
         part = [self.table is not None or c.score >= floor or c.framed for c in cands]
         drop = np.zeros(n, bool)
         if self.table is None:
-            drop |= _card_plus_gap(image, cands, areas, inter)
+            drop |= _card_plus_gap(image, cands, areas, inter, self._table_colour)
         for i in range(n):
             inside = [
                 j
@@ -1236,7 +1250,14 @@ class CardDetector:
             # With a calibration: i lies within j, j has the card's size and i has not - i keeps
             # to a frame printed inside the card on some side (a white border on a white table
             # shows its inner edge more clearly than the card's), however clean its lines.
-            return full[j] and not full[i] and areas[i] < areas[j] and inter[i, j] > 0.97 * areas[i]
+            # Without: j, a clean fit, was found around i, a printed frame, with one border
+            # colour between.
+            around = (
+                (full[j] and not full[i])
+                if self.table is not None
+                else cands[j].framed and cands[j].score >= floor
+            )
+            return around and areas[i] < areas[j] and inter[i, j] > 0.97 * areas[i]
 
         kept: list[int] = []
         for i in order:
@@ -2279,6 +2300,82 @@ class CardDetector:
         return res
 
 
+def _first_edges_beyond(
+    frame: np.ndarray, fits: list[QuadFit], shape: tuple[int, ...], short: float
+) -> np.ndarray | None:
+    """The quad (px) whose every side is the nearest well-supported fitted side beyond the same
+    side of `frame` (1.5 px to 15 % of its short side out), of any of `fits` (quads grown from
+    `frame`, in its corner order), or None when some side has none."""
+    p0, p1 = frame, np.roll(frame, -1, axis=0)
+    ctr = frame.mean(axis=0)
+    lines = []
+    for k in range(4):
+        d = (p1[k] - p0[k]) / (np.linalg.norm(p1[k] - p0[k]) + 1e-9)
+        n = np.array([-d[1], d[0]])
+        if np.dot((p0[k] + p1[k]) / 2 - ctr, n) < 0:
+            n = -n  # outward
+        best = None
+        for f in fits:
+            if _seen_support(f, shape)[k] < 0.5:
+                continue
+            a, b = f.corners[k], f.corners[(k + 1) % 4]
+            out = float(np.dot((a + b) / 2 - (p0[k] + p1[k]) / 2, n))
+            if 1.5 < out <= 0.15 * short and (best is None or out < best[0]):
+                best = (out, a, b)
+        if best is None:
+            return None
+        lines.append(best[1:])
+    corners = []
+    for k in range(4):  # corner k: where side k - 1 meets side k
+        (a0, a1), (b0, b1) = lines[k - 1], lines[k]
+        da, db = a1 - a0, b1 - b0
+        den = da[0] * db[1] - da[1] * db[0]
+        if abs(den) < 1e-9:
+            return None
+        t = ((b0[0] - a0[0]) * db[1] - (b0[1] - a0[1]) * db[0]) / den
+        corners.append(a0 + t * da)
+    return np.array(corners)
+
+
+def _even_border(inner: np.ndarray, outer: np.ndarray, ratio: float = 2.0, slack_px: float = 2.0) -> bool:
+    """Whether the ring between the quad `inner` and the quad `outer` around it (px) is about as
+    wide on each pair of opposite sides (within `ratio`, or `slack_px` of each other)."""
+    mid_i = (inner + np.roll(inner, -1, axis=0)) / 2
+    p0, p1 = outer, np.roll(outer, -1, axis=0)
+    d = (p1 - p0) / (np.linalg.norm(p1 - p0, axis=1, keepdims=True) + 1e-9)
+    mid_o = (p0 + p1) / 2
+    facing = np.linalg.norm(mid_o[:, None] - mid_i[None], axis=2).argmin(axis=1)
+    off = mid_i[facing] - p0
+    width = np.abs(off[:, 0] * d[:, 1] - off[:, 1] * d[:, 0])  # from each outer side to the inner one
+    for a, b in ((width[0], width[2]), (width[1], width[3])):
+        lo, hi = sorted((float(a), float(b)))
+        if hi - lo > slack_px and hi > ratio * max(lo, 1e-9):
+            return False
+    return True
+
+
+def _holds_cards(card: CardCandidate, quads: np.ndarray) -> bool:
+    """Whether rough quads (n x 4 x 2, px) inside `card` are several cards side by side: alike
+    in size (a deck's cards are; a card's art box and text box are not), apart from each other,
+    and filling most of it (a card's few printed symbols do not)."""
+    box = shapely.Polygon(card.corners_px)
+    if not box.is_valid or not len(quads):
+        return False
+    lo, hi = card.corners_px.min(axis=0), card.corners_px.max(axis=0)
+    ctr = quads.mean(axis=1)
+    near = np.all((ctr >= lo) & (ctr <= hi), axis=1)  # cheap: only those within its box
+    polys = [shapely.Polygon(q) for q in quads[near]]
+    inside = [p for p in polys if p.is_valid and 0.02 * box.area < p.area < 0.7 * box.area]
+    inside = [p for p in inside if box.intersection(p).area > 0.9 * p.area]
+    parts: list[shapely.Polygon] = []
+    for p in sorted(inside, key=lambda p: -p.area):
+        if p.area > 0.7 * (parts[0].area if parts else p.area) and all(
+            p.intersection(o).area < 0.2 * p.area for o in parts
+        ):
+            parts.append(p)
+    return len(parts) >= 2 and sum(p.area for p in parts) > 0.6 * box.area
+
+
 def _inside(a: CardCandidate, b: CardCandidate) -> bool:
     """True when candidate a lies (nearly) all within candidate b."""
     pa, pb = shapely.Polygon(a.corners_px), shapely.Polygon(b.corners_px)
@@ -2744,13 +2841,18 @@ def _more_table_inside(image: np.ndarray, q: np.ndarray, table: np.ndarray) -> b
 
 
 def _card_plus_gap(
-    image: np.ndarray, cands: list[CardCandidate], areas: np.ndarray, inter: np.ndarray
+    image: np.ndarray,
+    cands: list[CardCandidate],
+    areas: np.ndarray,
+    inter: np.ndarray,
+    table: np.ndarray | None = None,
 ) -> np.ndarray:
     """Quads around a smaller quad that are a card plus the table around it: the sides are the
     neighbours' edges, and between them and the card lie the gap and the neighbours' borders, so
     the ring between the two quads holds another edge (just inside the outer quad is not what is
-    just outside the inner one). A card around a frame printed on it has its border there, one
-    colour from the frame out to the card's edge."""
+    just outside the inner one), and just beyond the outer quad is not the `table`. A card around
+    a frame printed on it has its border there, one colour or bands of colour from the frame out
+    to the card's edge, and the table beyond it."""
     a_in, a_out = areas[:, None], areas[None]
     nested = (inter > 0.9 * a_in) & (a_in > 0.5 * a_out) & (a_in < 0.9 * a_out)
     drop = np.zeros(len(cands), bool)
@@ -2763,6 +2865,9 @@ def _card_plus_gap(
         if ring < 2 * (1.5 + float(np.clip(0.02 * short_j, 2.0, 6.0))):
             continue  # too thin to look at both sides of it apart
         drop[j] = int((_ring_steps(image, qi, qj) > 40.0).sum()) >= 3
+        if drop[j] and table is not None:
+            beyond = np.linalg.norm(_outline_colours(image, qj, short_j)[1] - table, axis=1)
+            drop[j] = int((beyond > 60.0).sum()) >= 2
     return drop
 
 
