@@ -260,3 +260,19 @@ def test_a_yellow_disc_on_a_plain_face_leaves_it_face_up_and_named():
     pawns = tuple(Pawn(str(c.id), "yellow", c.center_mm, c.id, "disc") for c in cards)
     *_, faces = _frame(Scene(cards=tuple(cards), pawns=pawns), "dark_cloth", 2)
     assert [(r.face, r.name) for r in faces] == [("up", "Empty Lair")] * 17 + [("down", None)]
+
+
+def test_a_standee_seen_edge_on_whose_dark_base_lies_on_dark_art_is_found():
+    # Fresh bench seed 1165438 (white table): the blue standee stands on Control Panel's dark
+    # panel, its dark base one colour with the print; only its edge, a blue line the art does
+    # not print, shows. (Its shading and a red disc's rim on yellow print make no pawn either.)
+    from bench.vision import score_frame
+    from vision.pipeline import FrameReader
+
+    seed = 1165438
+    frame = Renderer(CAM, PRESETS["white"]).render(random_scene(seed), seed)
+    table = TableMap.from_homography(CAM.image_to_table)
+    reading = FrameReader(table=table).read(frame.image)
+    t = score_frame(frame.truth, [np.array(c.corners_px) for c in reading.cards], table, reading)
+    assert t.pawn == [3, 3], [(p.color, p.card) for p in reading.pawns]
+    assert sorted(p.color for p in reading.pawns) == ["blue", "red", "yellow"]

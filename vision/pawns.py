@@ -90,6 +90,10 @@ BASE_RADIUS = 0.16
 LINE_MIN_PX, LINE_SATURATION, LINE_LENGTH, LINE_WIDTH = 1.0, 100, (0.8, 3.5), 2.0
 BASE_SIZE, BASE_FILL, BASE_TOL = (0.6, 1.7), 0.55, 25.0
 MAX_LINE_CANDIDATES = 12
+# ... and where its base does not stand out from the art under it: the line's least pixels (x the
+# base radius) and the most of it the known art's print may explain.
+BASELESS_MIN_PX, BASELESS_PRINTED = 4.0, 0.4
+ART_SATURATION = 60  # least saturation of the art's own pixels that print a colour
 # Blobs of a colour looked at after a likeliest on known art that does not show it stands up.
 MAX_RIVALS = 3
 # On known art a blob at least this share of which the art's print of its colour covers, moved
@@ -318,7 +322,7 @@ def find_pawns(
     seen = {s.color for s in out}
     missing = [k for k in range(1, len(names) + 1) if names[k - 1] not in seen]
     if missing and cards:
-        out += _edge_on_standees(full, missing, card_area)
+        out += _edge_on_standees(full, missing, card_area, [p.center_px for p in out])
     return out
 
 
@@ -394,12 +398,17 @@ def _search(
     return out
 
 
-def _edge_on_standees(fr: _Frame, missing: list[int], card_area: float) -> list[PawnSighting]:
+def _edge_on_standees(
+    fr: _Frame, missing: list[int], card_area: float, found: list[tuple[float, float]]
+) -> list[PawnSighting]:
     """Standees of the colours `missing` seen edge-on (from straight above a flat figure shows
     only its edge, a thin coloured line): such a line counts where it crosses a base - a disc of
     a standee base's size that the card's art does not explain (or, on art not known, darker
-    than the card) - and the pawn stands at the disc's centre. Looked for where the shrunk copy
-    shows a little of the colour (leniently saturated: a thin line blurs) on a card."""
+    than the card) - and the pawn stands at the disc's centre. On known art a long line the
+    art does not print counts without a base (a dark base on a dark panel does not stand out),
+    away from the feet of the pawns `found` (whose shading can pass for another colour). Looked
+    for where the shrunk copy shows a little of the colour (leniently saturated: a thin line
+    blurs) on a card."""
     small, f = fr.small, fr.f
     radius = BASE_RADIUS * np.sqrt(card_area)
     hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
@@ -419,9 +428,9 @@ def _edge_on_standees(fr: _Frame, missing: list[int], card_area: float) -> list[
         best = None
         for j in order:
             at = (float(centroids[j][0] * f + (f - 1) / 2), float(centroids[j][1] * f + (f - 1) / 2))
-            found = _on_base(fr, k, at, radius)
-            if found is not None and (best is None or found[1] > best[1]):
-                best = found
+            got = _on_base(fr, k, at, radius, found)
+            if got is not None and (best is None or got[1] > best[1]):
+                best = got
         if best is not None:
             foot, line, card = best
             out.append(PawnSighting(fr.names[k - 1], foot, line, card))
@@ -429,7 +438,7 @@ def _edge_on_standees(fr: _Frame, missing: list[int], card_area: float) -> list[
 
 
 def _on_base(
-    fr: _Frame, k: int, at: tuple[float, float], radius: float
+    fr: _Frame, k: int, at: tuple[float, float], radius: float, feet: list[tuple[float, float]]
 ) -> tuple[tuple[float, float], float, int] | None:
     """(foot, line pixels, card index) of an edge-on standee of colour k near `at` (full
     resolution), None if there is none: a thin line of the colour, about a base across, lying
@@ -450,6 +459,9 @@ def _on_base(
     n, labels, stats, centroids = cv2.connectedComponentsWithStats(line, connectivity=8)
     lab = None
     best = None
+    # Lines whose base does not stand out: one of the art's colour (a dark base on a dark panel)
+    # hides its outline. On known art such a line alone may still be the figure (see `_standee_at`).
+    baseless = []
     for j in 1 + np.argsort(-stats[1:, cv2.CC_STAT_AREA])[:4]:
         area = float(stats[j, cv2.CC_STAT_AREA])
         if area < LINE_MIN_PX * radius:
@@ -467,24 +479,62 @@ def _on_base(
         if found is not None:
             best = (found, area, own)
             break
-    if best is None:
-        return None
-    (cx, cy), area, own = best
+        foot = (float(centroids[j][0] + x0), float(centroids[j][1] + y0))
+        if area >= BASELESS_MIN_PX * radius and all(
+            np.hypot(foot[0] - x, foot[1] - y) > 2 * radius for x, y in feet
+        ):  # not a seam of blended colour round another blob, or a pawn found's shading
+            baseless.append(((float(centroids[j][0]), float(centroids[j][1])), area, own))
+    if best is not None:
+        return _standee_at(fr, k, roi, (x0, y0), best, 0.5)
+    for cand in baseless:
+        got = _standee_at(fr, k, roi, (x0, y0), cand, BASELESS_PRINTED, need_art=True)
+        if got is not None:
+            return got
+    return None
+
+
+def _standee_at(
+    fr: _Frame,
+    k: int,
+    roi: np.ndarray,
+    origin: tuple[int, int],
+    cand: tuple[tuple[float, float], float, np.ndarray],
+    printed_share: float,
+    need_art: bool = False,
+) -> tuple[tuple[float, float], float, int] | None:
+    """(foot, line pixels, card index) of an edge-on standee of colour k, its line `cand`
+    ((foot, pixels, mask) in `roi`, which starts at `origin` of the frame), on the card under
+    its foot: on known art at most `printed_share` of the line may be the art's print of its
+    colour; `need_art`: only on known art, which must print little of the colour near it (a
+    line with no base to vouch for it)."""
+    (cx, cy), area, own = cand
+    x0, y0 = origin
     foot = (float(cx + x0), float(cy + y0))
     for i in _hit(fr.card_boxes, (int(foot[0]), int(foot[1]), int(foot[0]) + 1, int(foot[1]) + 1)):
         if cv2.pointPolygonTest(fr.cards[i], foot, False) < 0:
             continue
         art = fr.art(i)
-        if art is not None:
-            # On known art the line must be what the art does not show (not print of its colour).
-            light = fr.gains[i]
-            if light is None:
-                light = fr.gains[i] = _gain(fr.small, fr.cards[i], fr.f, art[1])
-            if light is None:
-                return None
-            warped = _warp_art(art[1], np.asarray(art[0], np.float32) - (x0, y0), (x1 - x0, y1 - y0))
-            printed = cv2.bitwise_and(_art_match(roi, warped, light, (x0, y0), fr.f, erode=False), own)
-            if cv2.countNonZero(printed) > 0.5 * area:
+        if art is None:
+            return None if need_art else (foot, area, i)
+        # On known art the line must be what the art does not show (not print of its colour).
+        light = fr.gains[i]
+        if light is None:
+            light = fr.gains[i] = _gain(fr.small, fr.cards[i], fr.f, art[1])
+        if light is None:
+            return None
+        size = (roi.shape[1], roi.shape[0])
+        warped = _warp_art(art[1], np.asarray(art[0], np.float32) - (x0, y0), size)
+        printed = cv2.bitwise_and(_art_match(roi, warped, light, (x0, y0), fr.f, erode=False), own)
+        if cv2.countNonZero(printed) > printed_share * area:
+            return None
+        if need_art:
+            # With no base to vouch for it, the art must print little of the colour around the
+            # line at all, however it is lit (print paled by glare matches its art poorly).
+            near = cv2.dilate(own, np.ones((7, 7), np.uint8))
+            ink = cv2.bitwise_and(
+                cv2.compare(_classes(warped, fr.hue_table, ART_SATURATION), k, cv2.CMP_EQ), near
+            )
+            if cv2.countNonZero(ink) > BASELESS_PRINTED * cv2.countNonZero(near):
                 return None
         return foot, area, i
     return None
