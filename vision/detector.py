@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 import shapely
 
-from vision.edges import QuadFit, refine_quad
+from vision.edges import QuadFit, corners_where_sides_meet, refine_quad
 from vision.table import TableMap
 
 T = TypeVar("T")
@@ -725,16 +725,17 @@ class CardDetector:
             # A frame that would pass for a card itself vouches for the card around it.
             clean = ok and self.table is None and score >= s.min_score_uncalibrated
             tries = [(q, grow_reach(m)) for m in margins if (q := _offset_quad(c, m)) is not None]
+            grown_passes = 2
             if clean and tries:
                 # The border may be wider on some sides than on others (a print off centre, a
                 # slanted view): each side at the first edge beyond the frame, whatever margin
-                # found it.
-                fits = [self._refined_quad(image, q, r, passes) for q, r in tries]
+                # found it. (The same fits the grown refines below start from: read once.)
+                fits = [self._refined_quad(image, q, r, grown_passes) for q, r in tries]
                 nearest = _first_edges_beyond(c, [f for f in fits if f is not None], image.shape, short)
                 if nearest is not None:
                     tries.append((nearest, 2.5))
             for bigger, reach_m in tries:
-                got = self._refine(image, bigger, reach=reach_m, grow=False, loose=clean)
+                got = self._refine(image, bigger, reach=reach_m, grow=False, loose=clean, passes=grown_passes)
                 if clean:
                     # A card's border is about as wide on opposite sides; a fit that took a
                     # neighbour's edge on one side (cards a few mm apart) is not.
@@ -1218,16 +1219,10 @@ class CardDetector:
             ]
             # One per thing inside (a card may have several fits: its edge, its art frame, with a
             # gap), the best first.
-            distinct: list[int] = []
-            for j in sorted(inside, key=lambda j: -cands[j].score):
-                if all(inter[j, k] < 0.2 * min(areas[j], areas[k]) for k in distinct):
-                    distinct.append(j)
-            if self.table is None and distinct:
-                # Cards of one deck are alike in size; a card's art box and text box are not.
-                distinct = [j for j in distinct if areas[j] > 0.7 * max(areas[k] for k in distinct)]
-            # Several cards fill most of such a quad; two symbols printed on one card do not.
-            if len(distinct) >= 2 and sum(areas[j] for j in distinct) > 0.6 * areas[i]:
-                drop[i] = True
+            inside.sort(key=lambda j: -cands[j].score)
+            drop[i] |= _several_cards(
+                areas[i], areas[inside], lambda a, b, ix=inside: inter[ix[a], ix[b]], alike=self.table is None
+            )
         # Larger first: an inner frame of the art is contained in its card and loses to it;
         # among near-duplicates the better score wins.
         # A card found around its printed frame counts as a clean fit (the frame vouches for it).
@@ -2306,46 +2301,32 @@ def _first_edges_beyond(
     """The quad (px) whose every side is the nearest well-supported fitted side beyond the same
     side of `frame` (1.5 px to 15 % of its short side out), of any of `fits` (quads grown from
     `frame`, in its corner order), or None when some side has none."""
-    p0, p1 = frame, np.roll(frame, -1, axis=0)
-    ctr = frame.mean(axis=0)
-    lines = []
-    for k in range(4):
-        d = (p1[k] - p0[k]) / (np.linalg.norm(p1[k] - p0[k]) + 1e-9)
-        n = np.array([-d[1], d[0]])
-        if np.dot((p0[k] + p1[k]) / 2 - ctr, n) < 0:
-            n = -n  # outward
-        best = None
-        for f in fits:
-            if _seen_support(f, shape)[k] < 0.5:
-                continue
-            a, b = f.corners[k], f.corners[(k + 1) % 4]
-            out = float(np.dot((a + b) / 2 - (p0[k] + p1[k]) / 2, n))
-            if 1.5 < out <= 0.15 * short and (best is None or out < best[0]):
-                best = (out, a, b)
-        if best is None:
-            return None
-        lines.append(best[1:])
-    corners = []
-    for k in range(4):  # corner k: where side k - 1 meets side k
-        (a0, a1), (b0, b1) = lines[k - 1], lines[k]
-        da, db = a1 - a0, b1 - b0
-        den = da[0] * db[1] - da[1] * db[0]
-        if abs(den) < 1e-9:
-            return None
-        t = ((b0[0] - a0[0]) * db[1] - (b0[1] - a0[1]) * db[0]) / den
-        corners.append(a0 + t * da)
-    return np.array(corners)
+    mid = (frame + frame[_NEXT_CORNER]) / 2
+    d = frame[_NEXT_CORNER] - frame
+    n = np.stack([-d[:, 1], d[:, 0]], axis=1)
+    n *= np.where(((mid - frame.mean(axis=0)) * n).sum(axis=1) < 0, -1.0, 1.0)[:, None]  # outward
+    n /= np.linalg.norm(n, axis=1, keepdims=True) + 1e-9
+    points, directions = np.zeros((4, 2)), np.zeros((4, 2))
+    best = np.full(4, np.inf)
+    for f in fits:
+        support = _seen_support(f, shape)
+        out = (((f.corners + f.corners[_NEXT_CORNER]) / 2 - mid) * n).sum(axis=1)
+        for k in np.nonzero((np.array(support) >= 0.5) & (out > 1.5) & (out <= 0.15 * short) & (out < best))[
+            0
+        ]:
+            best[k], points[k], directions[k] = out[k], f.corners[k], f.corners[(k + 1) % 4] - f.corners[k]
+    if not np.isfinite(best).all():
+        return None
+    return corners_where_sides_meet(points, directions)
 
 
 def _even_border(inner: np.ndarray, outer: np.ndarray, ratio: float = 2.0, slack_px: float = 2.0) -> bool:
     """Whether the ring between the quad `inner` and the quad `outer` around it (px) is about as
     wide on each pair of opposite sides (within `ratio`, or `slack_px` of each other)."""
-    mid_i = (inner + np.roll(inner, -1, axis=0)) / 2
-    p0, p1 = outer, np.roll(outer, -1, axis=0)
+    mid_i = (inner + inner[_NEXT_CORNER]) / 2
+    p0, p1 = outer, outer[_NEXT_CORNER]
     d = (p1 - p0) / (np.linalg.norm(p1 - p0, axis=1, keepdims=True) + 1e-9)
-    mid_o = (p0 + p1) / 2
-    facing = np.linalg.norm(mid_o[:, None] - mid_i[None], axis=2).argmin(axis=1)
-    off = mid_i[facing] - p0
+    off = mid_i[_facing(outer, inner)] - p0
     width = np.abs(off[:, 0] * d[:, 1] - off[:, 1] * d[:, 0])  # from each outer side to the inner one
     for a, b in ((width[0], width[2]), (width[1], width[3])):
         lo, hi = sorted((float(a), float(b)))
@@ -2355,9 +2336,8 @@ def _even_border(inner: np.ndarray, outer: np.ndarray, ratio: float = 2.0, slack
 
 
 def _holds_cards(card: CardCandidate, quads: np.ndarray) -> bool:
-    """Whether rough quads (n x 4 x 2, px) inside `card` are several cards side by side: alike
-    in size (a deck's cards are; a card's art box and text box are not), apart from each other,
-    and filling most of it (a card's few printed symbols do not)."""
+    """Whether rough quads (n x 4 x 2, px) inside `card` are several cards side by side (see
+    `_several_cards`)."""
     box = shapely.Polygon(card.corners_px)
     if not box.is_valid or not len(quads):
         return False
@@ -2366,14 +2346,29 @@ def _holds_cards(card: CardCandidate, quads: np.ndarray) -> bool:
     near = np.all((ctr >= lo) & (ctr <= hi), axis=1)  # cheap: only those within its box
     polys = [shapely.Polygon(q) for q in quads[near]]
     inside = [p for p in polys if p.is_valid and 0.02 * box.area < p.area < 0.7 * box.area]
-    inside = [p for p in inside if box.intersection(p).area > 0.9 * p.area]
-    parts: list[shapely.Polygon] = []
-    for p in sorted(inside, key=lambda p: -p.area):
-        if p.area > 0.7 * (parts[0].area if parts else p.area) and all(
-            p.intersection(o).area < 0.2 * p.area for o in parts
-        ):
-            parts.append(p)
-    return len(parts) >= 2 and sum(p.area for p in parts) > 0.6 * box.area
+    inside = sorted((p for p in inside if box.intersection(p).area > 0.9 * p.area), key=lambda p: -p.area)
+    return _several_cards(
+        box.area,
+        np.array([p.area for p in inside]),
+        lambda a, b: inside[a].intersection(inside[b]).area,
+        alike=True,
+    )
+
+
+def _several_cards(
+    whole: float, areas: np.ndarray, overlap: Callable[[int, int], float], alike: bool
+) -> bool:
+    """Whether things inside a quad of area `whole` (their `areas`, best first; `overlap(a, b)`
+    the area two of them share) are several cards: at least two apart from each other that
+    fill most of it (a card's few printed symbols do not) and, if `alike`, alike in size (a
+    deck's cards are; a card's art box and text box are not)."""
+    parts: list[int] = []
+    for j in range(len(areas)):
+        if all(overlap(j, k) < 0.2 * min(areas[j], areas[k]) for k in parts):
+            parts.append(j)
+    if alike and parts:
+        parts = [j for j in parts if areas[j] > 0.7 * max(areas[k] for k in parts)]
+    return len(parts) >= 2 and sum(areas[j] for j in parts) > 0.6 * whole
 
 
 def _inside(a: CardCandidate, b: CardCandidate) -> bool:
@@ -2901,10 +2896,15 @@ def _ring_steps(image: np.ndarray, inner: np.ndarray, outer: np.ndarray) -> np.n
     between them is one colour."""
     _, out_i = _outline_colours(image, inner, _side_lengths(inner)[0])
     in_o, _ = _outline_colours(image, outer, _side_lengths(outer)[0])
-    mid_i = (inner + np.roll(inner, -1, axis=0)) / 2
-    mid_o = (outer + np.roll(outer, -1, axis=0)) / 2
-    facing = np.linalg.norm(mid_o[:, None] - mid_i[None], axis=2).argmin(axis=1)
-    return np.linalg.norm(in_o - out_i[facing], axis=1)
+    return np.linalg.norm(in_o - out_i[_facing(outer, inner)], axis=1)
+
+
+def _facing(outer: np.ndarray, inner: np.ndarray) -> np.ndarray:
+    """Per side of the quad `outer`, the side of the quad `inner` (within it) that faces it:
+    the one whose middle is nearest (quads may start at different corners)."""
+    mid_o = (outer + outer[_NEXT_CORNER]) / 2
+    mid_i = (inner + inner[_NEXT_CORNER]) / 2
+    return np.linalg.norm(mid_o[:, None] - mid_i[None], axis=2).argmin(axis=1)
 
 
 def _table_colour(small: np.ndarray) -> np.ndarray:

@@ -669,7 +669,13 @@ _NEXT = np.array([1, 2, 3, 0])  # side i+1, around the quad
 
 def _intersections(lines: _Lines) -> np.ndarray | None:
     """Corner i where side i-1 meets side i."""
-    c, d = lines.c.tolist(), lines.d.tolist()
+    return corners_where_sides_meet(lines.c, lines.d)
+
+
+def corners_where_sides_meet(points: np.ndarray, directions: np.ndarray) -> np.ndarray | None:
+    """Corner i (4 x 2) where side i - 1 meets side i, each side the line through points[i]
+    along directions[i]; None when two neighbouring sides are parallel."""
+    c, d = np.asarray(points).tolist(), np.asarray(directions).tolist()
     corners = []
     for i in range(4):
         (ax, ay), (ex, ey), (cx, cy), (dx, dy) = c[i - 1], d[i - 1], c[i], d[i]

@@ -93,7 +93,9 @@ MAX_LINE_CANDIDATES = 12
 # ... and where its base does not stand out from the art under it: the line's least pixels (x the
 # base radius) and the most of it the known art's print may explain.
 BASELESS_MIN_PX, BASELESS_PRINTED = 4.0, 0.4
-ART_SATURATION = 60  # least saturation of the art's own pixels that print a colour
+# ... and the most of the pixels near it where the art itself (unlit) prints its colour, those
+# counted from this saturation up.
+BASELESS_INK, ART_SATURATION = 0.4, 60
 # Blobs of a colour looked at after a likeliest on known art that does not show it stands up.
 MAX_RIVALS = 3
 # On known art a blob at least this share of which the art's print of its colour covers, moved
@@ -534,7 +536,7 @@ def _standee_at(
             ink = cv2.bitwise_and(
                 cv2.compare(_classes(warped, fr.hue_table, ART_SATURATION), k, cv2.CMP_EQ), near
             )
-            if cv2.countNonZero(ink) > BASELESS_PRINTED * cv2.countNonZero(near):
+            if cv2.countNonZero(ink) > BASELESS_INK * cv2.countNonZero(near):
                 return None
         return foot, area, i
     return None
