@@ -43,6 +43,9 @@ class Frame:
     image: np.ndarray
     truth: dict
     jpeg: bytes | None = field(default=None, repr=False)
+    # Per pixel, which thing above the table (1-based, in the truth's order of hands, pawns,
+    # held cards) covers it, 0 for none: what hides the cards lying flat.
+    labels: np.ndarray | None = field(default=None, repr=False)
 
 
 @lru_cache(maxsize=64)
@@ -232,7 +235,7 @@ class Renderer:
         truth = frame_truth(scene, cam, labels, label_of)
         truth["conditions"] = c.to_json()
         truth["noise_seed"] = seed
-        return Frame(image, truth, jpeg)
+        return Frame(image, truth, jpeg, labels)
 
     # ---- flat things ----------------------------------------------------------------------------
     def _composite_flat(self, albedo: np.ndarray, shadow: np.ndarray, obj: Card | Sheet) -> None:

@@ -1,0 +1,202 @@
+"""The card detector on labelled real photos, per source, against the Otsu baseline in the same run.
+
+    python -m bench.labelled_photos [--split test] [--photos DIR] [--detector map|rules]
+
+The labels (data/real_photos/labels/, each card's four sharp corners, checked by eye) are in
+the repository; the photos are not (see data/real_photos/README.md): `--photos` is the folder
+holding them, as data/real_photos/SOURCES.tsv names them. Photos are read as they are, without
+a calibration, as `tabletop detect` reads them. A labelled card is found when a detection covers
+it with IoU >= 0.8; its corner error is then the distance of each detected corner to the
+labelled one (px of the photo). A detection covering no labelled card and lying mostly in no
+ignore region (a deck, a fan, a card cut by the frame) is a false one. The test split is read
+here only to report: nothing is tuned on it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+import shapely
+
+from bench.vision import baseline_detect
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "data" / "real_photos"
+DEFAULT_PHOTOS = Path("/work/real_cache")
+MATCH_IOU = 0.8
+
+
+@dataclass
+class Score:
+    cards: int = 0
+    found: int = 0
+    detections: int = 0
+    false: int = 0
+    errors_px: list[float] = field(default_factory=list)
+    ms: float = 0.0
+    photos: int = 0
+
+    def add(self, o: Score) -> None:
+        for k in ("cards", "found", "detections", "false", "ms", "photos"):
+            setattr(self, k, getattr(self, k) + getattr(o, k))
+        self.errors_px += o.errors_px
+
+    @property
+    def recall(self) -> float:
+        return self.found / self.cards if self.cards else float("nan")
+
+    @property
+    def precision(self) -> float:
+        counted = self.found + self.false
+        return self.found / counted if counted else float("nan")
+
+    @property
+    def rms_px(self) -> float:
+        return float(np.sqrt(np.mean(np.square(self.errors_px)))) if self.errors_px else float("nan")
+
+    def cells(self) -> str:
+        return (
+            f"{100 * self.recall:6.1f} {100 * self.precision:6.1f} {self.rms_px:6.2f}"
+            f" {self.ms / max(self.photos, 1):7.0f}"
+        )
+
+
+def _poly(q: np.ndarray) -> shapely.Polygon:
+    p = shapely.Polygon(np.asarray(q, np.float64))
+    return p if p.is_valid else p.buffer(0)
+
+
+def corner_errors(label: np.ndarray, found: np.ndarray) -> list[float]:
+    """Distances of each found corner to its labelled one, over the cyclic order that fits best
+    (a card near 45 degrees may start its clockwise order at another corner)."""
+    best = None
+    for k in range(4):
+        d = np.linalg.norm(np.roll(found, k, axis=0) - label, axis=1)
+        if best is None or d.sum() < best.sum():
+            best = d
+    return best.tolist()
+
+
+def score_photo(cards: list[np.ndarray], ignore: list[np.ndarray], found: list[np.ndarray]) -> Score:
+    s = Score(cards=len(cards), detections=len(found), photos=1)
+    polys = [_poly(c) for c in cards]
+    fpolys = [_poly(f) for f in found]
+    used: set[int] = set()
+    for i, p in enumerate(polys):
+        best, bj = MATCH_IOU, None
+        for j, f in enumerate(fpolys):
+            if j in used:
+                continue
+            iou = p.intersection(f).area / max(p.union(f).area, 1e-9)
+            if iou >= best:
+                best, bj = iou, j
+        if bj is not None:
+            used.add(bj)
+            s.found += 1
+            s.errors_px += corner_errors(np.asarray(cards[i]), np.asarray(found[bj]))
+    ign = shapely.unary_union([_poly(p) for p in ignore]) if ignore else None
+    for j, f in enumerate(fpolys):
+        if j in used:
+            continue
+        if ign is not None and f.area > 0 and f.intersection(ign).area / f.area > 0.5:
+            continue
+        if any(f.intersection(p).area / max(f.area, 1e-9) > 0.5 and p.area > f.area for p in polys):
+            continue  # inside a found card: its art, counted neither way
+        s.false += 1
+    return s
+
+
+def splits() -> dict[str, list[str]]:
+    return json.loads((DATA / "splits.json").read_text())
+
+
+def labelled(split: str, photos: Path) -> list[tuple[str, Path, dict]]:
+    """(source, photo path, label) of every checked label of `split` whose photo is here."""
+    sources = set(splits()[split])
+    out = []
+    for p in sorted((DATA / "labels").glob("*/*.json")):
+        if p.parent.name not in sources:
+            continue
+        d = json.loads(p.read_text())
+        if d.get("checked") and (photos / d["image"]).exists():
+            out.append((p.parent.name, photos / d["image"], d))
+    return out
+
+
+def make_detector(kind: str):
+    """`detect(image) -> [4 x 2 corners]` of the chosen detector."""
+    if kind == "map":
+        from vision.map_detector import MapCardDetector
+
+        d = MapCardDetector()
+    else:
+        from vision.detector import CardDetector
+
+        d = CardDetector()
+    return lambda img: [c.corners_px for c in d.detect(img)]
+
+
+def run(split: str, photos: Path, detector: str, out=print) -> tuple[dict[str, Score], dict[str, Score]]:
+    """Per source: (ours, baseline)."""
+    detect = make_detector(detector)
+    ours: dict[str, Score] = {}
+    base: dict[str, Score] = {}
+    for source, path, d in labelled(split, photos):
+        img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if img is None:
+            out(f"{path}: not a readable image, skipped")
+            continue
+        cards = [np.asarray(c["corners"]) for c in d["cards"]]
+        ignore = [np.asarray(p["polygon"]) for p in d.get("ignore", [])]
+        t0 = time.perf_counter()
+        got = detect(img)
+        t1 = time.perf_counter()
+        b = baseline_detect(img, (max(img.shape[:2]) / 70) ** 2)
+        t2 = time.perf_counter()
+        s, sb = score_photo(cards, ignore, got), score_photo(cards, ignore, b)
+        s.ms, sb.ms = (t1 - t0) * 1e3, (t2 - t1) * 1e3
+        ours.setdefault(source, Score()).add(s)
+        base.setdefault(source, Score()).add(sb)
+    return ours, base
+
+
+def report(split: str, photos: Path, detector: str, out=print) -> int:
+    ours, base = run(split, photos, detector, out)
+    if not ours:
+        out(f"real photos ({split} split): none of its labelled photos are under {photos}")
+        return 1
+    out(f"real photos, {split} split, labelled by hand, no calibration; detector: {detector}")
+    head = f"{'recall':>6s} {'prec':>6s} {'rms_px':>6s} {'ms':>7s}"
+    out(f"{'source':34s} {'photos':>6s} {'cards':>5s}  {head}   baseline: {head}")
+    tot, btot = Score(), Score()
+    for src in sorted(ours):
+        s, b = ours[src], base[src]
+        out(f"{src:34s} {s.photos:6d} {s.cards:5d}  {s.cells()}   {'':10s}{b.cells()}")
+        tot.add(s)
+        btot.add(b)
+    out(f"{'ALL':34s} {tot.photos:6d} {tot.cards:5d}  {tot.cells()}   {'':10s}{btot.cells()}")
+    out(
+        f"ratios: recall {tot.recall / max(btot.recall, 1e-9):.2f}x the baseline's,"
+        f" precision {tot.precision / max(btot.precision, 1e-9):.2f}x"
+    )
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bench.labelled_photos", description=__doc__.splitlines()[0])
+    ap.add_argument("--split", default="test", choices=("train", "validation", "test"))
+    ap.add_argument("--photos", type=Path, default=DEFAULT_PHOTOS, help="folder holding the photos")
+    ap.add_argument("--detector", default="map", choices=("map", "rules"))
+    args = ap.parse_args(argv)
+    cv2.setNumThreads(1)
+    return report(args.split, args.photos, args.detector)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

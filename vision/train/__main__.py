@@ -1,0 +1,242 @@
+"""Train the card map, resume it, export it.
+
+    pip install '.[train]'
+    python -m vision.train --steps 6000 --out runs/cardmap          # resumes runs/cardmap/checkpoint.pt
+    python -m vision.train --export runs/cardmap/checkpoint.pt      # -> vision/models/cardmap.onnx
+
+Renders are made from seeds 0..renders-1 (validation renders from VALIDATION_SEED on, never
+trained on); real photos come from the train split of data/real_photos (splits.json) where
+they are on this machine (`--photos`, the folder the manifest's images are in). Everything
+random takes the run's seed, so the same command on the same data gives the same weights.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from multiprocessing import Pool
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch.nn import functional as F
+
+from vision.train.data import (
+    INPUT_SIZE,
+    Example,
+    augment,
+    labelled_photos,
+    photo_example,
+    project_render_example,
+    render_example,
+)
+from vision.train.model import CardMapNet
+from vision.train.targets import MapTargets
+
+# Seeds of the project's own renderer's frames in training, and of the validation frames (both
+# renderers), far from the benchmarks' seeds (1e6..5e6), which no training run may see.
+PROJECT_SEED = 20_000_000
+VALIDATION_SEED = 50_000_000
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "data" / "real_photos"
+MODEL = ROOT / "vision" / "models" / "cardmap.onnx"
+BOUNDARY_WEIGHT = 4.0  # boundary pixels are few, and missing one merges two cards
+
+
+def _pack(ex: Example) -> tuple[np.ndarray, np.ndarray]:
+    t = ex.targets
+    return ex.image, np.stack([t.interior, t.boundary, t.weight]).astype(np.uint8)
+
+
+def _render(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    size = INPUT_SIZE if seed % 4 else INPUT_SIZE[::-1]  # a quarter of the frames portrait
+    if seed % VALIDATION_SEED >= PROJECT_SEED:
+        return _pack(project_render_example(seed, size))
+    return _pack(render_example(seed, size))
+
+
+def render_pool(seeds: list[int], workers: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    with Pool(workers) as pool:
+        return pool.map(_render, seeds, chunksize=8)
+
+
+def _unpack(image: np.ndarray, maps: np.ndarray) -> Example:
+    m = maps.astype(np.float32)
+    return Example(image, MapTargets(m[0], m[1], m[2]))
+
+
+def _batch(examples: list[Example]) -> tuple[torch.Tensor, torch.Tensor]:
+    x = torch.from_numpy(np.stack([e.image for e in examples])).permute(0, 3, 1, 2).float()
+    y = torch.from_numpy(
+        np.stack([np.stack([e.targets.interior, e.targets.boundary, e.targets.weight]) for e in examples])
+    )
+    return x, y
+
+
+def map_loss(logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """Weighted binary cross-entropy on interior and boundary, plus a soft Dice on the boundary
+    (it keeps the thin band from fading out where cards are few)."""
+    w = y[:, 2]
+    denom = w.sum().clamp(min=1.0)
+    interior = (F.binary_cross_entropy_with_logits(logits[:, 0], y[:, 0], reduction="none") * w).sum() / denom
+    bw = w * (1 + (BOUNDARY_WEIGHT - 1) * y[:, 1])
+    boundary = (F.binary_cross_entropy_with_logits(logits[:, 1], y[:, 1], reduction="none") * bw).sum() / denom
+    p = torch.sigmoid(logits[:, 1]) * w
+    dice = 1 - (2 * (p * y[:, 1]).sum() + 1) / (p.sum() + (y[:, 1] * w).sum() + 1)
+    return interior + boundary + 0.5 * dice
+
+
+@torch.no_grad()
+def map_scores(model: CardMapNet, examples: list[Example]) -> dict[str, float]:
+    """Interior IoU and boundary F1 at 0.5 over the scored pixels of `examples`."""
+    model.eval()
+    tp = np.zeros(2)
+    fp = np.zeros(2)
+    fn = np.zeros(2)
+    by_shape: dict[tuple, list[Example]] = {}
+    for e in examples:
+        by_shape.setdefault(e.image.shape, []).append(e)
+    batches = [same[i : i + 8] for same in by_shape.values() for i in range(0, len(same), 8)]
+    for b in batches:
+        x, y = _batch(b)
+        p = (model(x) > 0).numpy()
+        t = y[:, :2].numpy() > 0.5
+        w = y[:, 2:3].numpy() > 0.5
+        tp += (p & t & w).sum(axis=(0, 2, 3))
+        fp += (p & ~t & w).sum(axis=(0, 2, 3))
+        fn += (~p & t & w).sum(axis=(0, 2, 3))
+    model.train()
+    iou = tp[0] / max(1, tp[0] + fp[0] + fn[0])
+    f1 = 2 * tp[1] / max(1, 2 * tp[1] + fp[1] + fn[1])
+    return {"interior_iou": round(float(iou), 4), "boundary_f1": round(float(f1), 4)}
+
+
+def export(checkpoint: Path, out: Path = MODEL) -> Path:
+    """The trained weights as ONNX, with any frame size (multiples of 32), for cv2.dnn."""
+    state = torch.load(checkpoint, map_location="cpu", weights_only=False)
+    model = CardMapNet(tuple(state["widths"]))
+    model.load_state_dict(state["model"])
+    model.eval()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    x = torch.zeros(1, 3, INPUT_SIZE[1], INPUT_SIZE[0])
+    torch.onnx.export(
+        model,
+        x,
+        str(out),
+        input_names=["image"],
+        output_names=["logits"],
+        dynamic_axes={"image": {2: "height", 3: "width"}, "logits": {2: "map_height", 3: "map_width"}},
+        opset_version=17,
+        dynamo=False,
+    )
+    return out
+
+
+def _splits() -> dict[str, list[str]]:
+    p = DATA / "splits.json"
+    return json.loads(p.read_text()) if p.exists() else {"train": [], "validation": [], "test": []}
+
+
+def train(args: argparse.Namespace) -> None:
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    ckpt = out / "checkpoint.pt"
+    model = CardMapNet()
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
+    step, log = 0, []
+    if ckpt.exists():
+        state = torch.load(ckpt, map_location="cpu", weights_only=False)
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["optimizer"])
+        step, log = state["step"], state["log"]
+        print(f"resumed at step {step}")
+    t0 = time.time()
+    seeds = list(range(args.renders)) + list(range(PROJECT_SEED, PROJECT_SEED + args.project_renders))
+    pool = render_pool(seeds, args.workers)
+    val_seeds = [VALIDATION_SEED + i for i in range(48)] + [VALIDATION_SEED + PROJECT_SEED + i for i in range(16)]
+    val_renders = [_unpack(*p) for p in render_pool(val_seeds, args.workers)]
+    print(f"{len(pool)} renders in {time.time() - t0:.0f} s")
+    landscape = [p for p in pool if p[0].shape[1] > p[0].shape[0]]
+    portrait = [p for p in pool if p[0].shape[1] < p[0].shape[0]]
+    splits = _splits()
+    photos_dir = Path(args.photos)
+    train_photos = labelled_photos(DATA / "labels", photos_dir, set(splits["train"]))
+    val_photos = labelled_photos(DATA / "labels", photos_dir, set(splits["validation"]))
+    vrng = np.random.default_rng(VALIDATION_SEED)
+    val_real = [photo_example(p, vrng) for p in val_photos]
+    print(f"real photos: {len(train_photos)} train, {len(val_photos)} validation")
+    rng = np.random.default_rng([args.seed, step])
+    model.train()
+    while step < args.steps:
+        lr = args.lr * 0.5 * (1 + math.cos(math.pi * step / args.steps))
+        for g in opt.param_groups:
+            g["lr"] = lr
+        # One shape per batch: a quarter of the batches portrait.
+        size = INPUT_SIZE[::-1] if rng.random() < 0.25 else INPUT_SIZE
+        renders = portrait if size != INPUT_SIZE else landscape
+        batch = []
+        for _ in range(args.batch):
+            if train_photos and rng.random() < args.real_share:
+                ex = photo_example(train_photos[int(rng.integers(len(train_photos)))], rng, size)
+            else:
+                ex = _unpack(*renders[int(rng.integers(len(renders)))])
+            batch.append(augment(ex, rng))
+        x, y = _batch(batch)
+        loss = map_loss(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        step += 1
+        if step % 50 == 0:
+            print(f"step {step} loss {loss.item():.4f} lr {lr:.5f} {time.time() - t0:.0f} s", flush=True)
+        if step % args.every == 0 or step == args.steps:
+            entry = {"step": step, "renders": map_scores(model, val_renders)}
+            if val_real:
+                entry["real"] = map_scores(model, val_real)
+            log.append(entry)
+            print(json.dumps(entry), flush=True)
+            torch.save(
+                {
+                    "model": model.state_dict(),
+                    "optimizer": opt.state_dict(),
+                    "step": step,
+                    "log": log,
+                    "widths": model.widths,
+                    "args": vars(args),
+                },
+                ckpt,
+            )
+    print(f"done: {ckpt}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m vision.train", description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default="runs/cardmap", help="folder of the checkpoint (resumed from when present)")
+    ap.add_argument("--steps", type=int, default=6000)
+    ap.add_argument("--batch", type=int, default=8)
+    ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--renders", type=int, default=6000, help="renders in the training pool (seeds 0..N-1)")
+    ap.add_argument(
+        "--project-renders", type=int, default=600, help="frames of the project's own renderer in the pool"
+    )
+    ap.add_argument("--real-share", type=float, default=0.3, help="share of training frames from real photos")
+    ap.add_argument("--photos", default="/work/real_cache", help="folder holding the real photos")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--every", type=int, default=250, help="validate and save every N steps")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--export", metavar="CHECKPOINT", help="export a checkpoint to ONNX and stop")
+    args = ap.parse_args(argv)
+    if args.export:
+        print(export(Path(args.export)))
+        return 0
+    train(args)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

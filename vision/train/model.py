@@ -1,0 +1,62 @@
+"""The card map network: a small U-Net that marks, per pixel of a reduced frame, card interior
+and card boundary (the edges where one card ends: against the table, a neighbour, a card on top).
+
+Small on purpose: it runs on one CPU core inside a 150 ms frame budget (cv2.dnn), and it only
+has to say *where* cards are; the exact sides come from the sub-pixel edge fit afterwards.
+Outputs logits at half the input's resolution: the boundary band there is 2 input px wide,
+enough to split cards that touch, at a quarter of a full-resolution head's cost.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+# Channels per level: /2, /4, /8, /16, /32 of the input.
+WIDTHS = (12, 20, 32, 48, 64)
+OUTPUTS = ("interior", "boundary")
+
+
+def _block(c_in: int, c_out: int, stride: int = 1) -> nn.Sequential:
+    return nn.Sequential(
+        nn.Conv2d(c_in, c_out, 3, stride=stride, padding=1, bias=False),
+        nn.BatchNorm2d(c_out),
+        nn.ReLU(inplace=True),
+        nn.Conv2d(c_out, c_out, 3, padding=1, bias=False),
+        nn.BatchNorm2d(c_out),
+        nn.ReLU(inplace=True),
+    )
+
+
+class CardMapNet(nn.Module):
+    """BGR 0..255 (N x 3 x H x W, H and W multiples of 32) -> logits N x 2 x H/2 x W/2."""
+
+    def __init__(self, widths: tuple[int, ...] = WIDTHS) -> None:
+        super().__init__()
+        self.widths = tuple(widths)
+        c = self.widths
+        self.down = nn.ModuleList([_block(3, c[0], 2)] + [_block(c[i - 1], c[i], 2) for i in range(1, len(c))])
+        # Context for "is this a card or a sheet of paper": a dilated block at the coarsest level.
+        self.context = nn.Sequential(
+            nn.Conv2d(c[-1], c[-1], 3, padding=2, dilation=2, bias=False),
+            nn.BatchNorm2d(c[-1]),
+            nn.ReLU(inplace=True),
+        )
+        self.up = nn.ModuleList([_block(c[i + 1] + c[i], c[i]) for i in reversed(range(len(c) - 1))])
+        self.head = nn.Conv2d(c[0], len(OUTPUTS), 1)
+        self.register_buffer("mean", torch.tensor([110.0, 115.0, 120.0]).view(1, 3, 1, 1))
+        self.register_buffer("scale", torch.tensor(1 / 64.0))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = (x - self.mean) * self.scale
+        skips = []
+        for d in self.down:
+            x = d(x)
+            skips.append(x)
+        x = self.context(skips.pop()) + x
+        for u in self.up:
+            s = skips.pop()
+            x = F.interpolate(x, size=s.shape[-2:], mode="bilinear", align_corners=False)
+            x = u(torch.cat([x, s], dim=1))
+        return self.head(x)

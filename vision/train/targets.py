@@ -1,0 +1,67 @@
+"""What the card map should say for a frame: per pixel at half resolution, card interior,
+card boundary, and where not to score it. Made from a render's instance map or from a real
+photo's labelled corners; numpy and OpenCV only, so the runtime's tests can use it too."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+# The boundary band: the pixels on both sides of the line where one card's visible region meets
+# anything else, widened by this many half-resolution pixels. Two px cut touching cards apart
+# and leave a core even in a card 12 px wide.
+BOUNDARY_RADIUS = 0
+
+
+@dataclass
+class MapTargets:
+    interior: np.ndarray  # h x w float32 0/1
+    boundary: np.ndarray  # h x w float32 0/1
+    weight: np.ndarray  # h x w float32: 0 where not scored
+
+
+def half_size(shape: tuple[int, ...]) -> tuple[int, int]:
+    """(rows, cols) of the map for an input of `shape`: the network halves each side."""
+    return shape[0] // 2, shape[1] // 2
+
+
+def targets_from_instances(instances: np.ndarray, ignore: np.ndarray) -> MapTargets:
+    """`instances`: H x W ints, 0 = no card, k = card k's visible pixels; `ignore`: H x W bool."""
+    h, w = half_size(instances.shape)
+    inst = cv2.resize(instances.astype(np.int32).astype(np.float32), (w, h), interpolation=cv2.INTER_NEAREST)
+    inst = inst.astype(np.int32)
+    interior = inst > 0
+    # A pixel is on an edge when a neighbour has another label and one of the two is a card.
+    pad = np.pad(inst, 1, mode="edge")
+    edge = np.zeros_like(interior)
+    for dy, dx in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+        other = pad[1 + dy : 1 + dy + h, 1 + dx : 1 + dx + w]
+        edge |= (other != inst) & ((other > 0) | interior)
+    k = 2 * BOUNDARY_RADIUS + 1
+    boundary = cv2.dilate(edge.astype(np.uint8), np.ones((k, k), np.uint8)) > 0
+    ign = cv2.resize(ignore.astype(np.uint8), (w, h), interpolation=cv2.INTER_NEAREST)
+    ign = cv2.dilate(ign, np.ones((3, 3), np.uint8)) > 0
+    return MapTargets(interior.astype(np.float32), boundary.astype(np.float32), (~ign).astype(np.float32))
+
+
+def instances_from_quads(
+    shape: tuple[int, int], quads: list[np.ndarray], ignore_polygons: list[np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
+    """A labelled photo's instance map and ignore mask. Which of two overlapping cards lies on
+    top is not labelled, so where labelled cards overlap nothing is scored."""
+    h, w = shape
+    inst = np.zeros((h, w), np.int32)
+    count = np.zeros((h, w), np.uint8)
+    for k, q in enumerate(quads, start=1):
+        m = np.zeros((h, w), np.uint8)
+        cv2.fillConvexPoly(m, np.round(np.asarray(q) * 16).astype(np.int32), 1, cv2.LINE_8, shift=4)
+        inst[m > 0] = k
+        count += m
+    ignore = count > 1
+    for p in ignore_polygons:
+        m = np.zeros((h, w), np.uint8)
+        cv2.fillPoly(m, [np.round(np.asarray(p) * 16).astype(np.int32)], 1, cv2.LINE_8, shift=4)
+        ignore |= m > 0
+    return inst, ignore
