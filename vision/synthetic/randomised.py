@@ -288,6 +288,15 @@ def training_sample(seed: int, size: tuple[int, int] = (512, 384)) -> TrainingSa
                            borderMode=cv2.BORDER_TRANSPARENT)
             sil = cv2.GaussianBlur(sil, (0, 0), sigma)
             light[by0:by1, bx0:bx1] *= 1 - depth * sil * (cv.layer[by0:by1, bx0:bx1] < layer)
+    if rng.random() < 0.8:
+        # Contact shadows: a card or sheet is never perfectly flat or thin, so a faint dark line
+        # falls beside each edge of it on whatever lies below (the cue white-on-white cards give).
+        d = rng.uniform(0.5, 2.5)
+        ang = rng.uniform(0, 2 * np.pi)
+        m = np.float32([[1, 0, d * math.cos(ang)], [0, 1, d * math.sin(ang)]])
+        above = cv2.warpAffine(cv.layer, m, (w, h), flags=cv2.INTER_NEAREST, borderMode=cv2.BORDER_REPLICATE)
+        edge = cv2.GaussianBlur((above > cv.layer).astype(np.float32), (0, 0), rng.uniform(0.4, 1.2))
+        light *= 1 - rng.uniform(0.08, 0.4) * edge
     # White balance / colour temperature (warm or cool, plus a random cast) and exposure, in one pass.
     warm = rng.normal(0, 0.08)
     gains = np.float32(math.exp(rng.normal(0, 0.3))) * np.array(
