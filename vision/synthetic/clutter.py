@@ -207,9 +207,11 @@ def hand_art(rng: np.random.Generator, u: float, arm_mm: float = 650.0) -> tuple
     a = np.zeros((H, W), np.uint8)
     c = W / 2
 
-    def cap(p0, p1, r):
-        cv2.line(a, (int(p0[0] * u), int(p0[1] * u)), (int(p1[0] * u), int(p1[1] * u)), 255, max(1, int(2 * r * u)),
-                 cv2.LINE_AA)
+    def cap(p0, p1, r):  # a limb: thick line with round ends
+        q0, q1 = (int(p0[0] * u), int(p0[1] * u)), (int(p1[0] * u), int(p1[1] * u))
+        cv2.line(a, q0, q1, 255, max(1, int(2 * r * u)), cv2.LINE_AA)
+        for q in (q0, q1):
+            cv2.circle(a, q, max(1, int(r * u)), 255, -1, cv2.LINE_AA)
 
     cm = c / u
     palm_top = 85.0

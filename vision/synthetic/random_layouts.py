@@ -176,9 +176,9 @@ def _hand(rng, foot) -> Thing:
                  scale=rng.uniform(1.0, 1.3))
 
 
-def random_things(rng: np.random.Generator, foot: np.ndarray, style: DeckStyle, card_px_1x: float,
-                  frame_short_px: int) -> list[Thing]:
-    """Everything on and over the table, in the order it is drawn (bottom first)."""
+def random_things(rng: np.random.Generator, foot: np.ndarray, style: DeckStyle) -> list[Thing]:
+    """Everything on and over the table, in the order it is drawn (bottom first); `foot` is
+    what the camera sees of the table (polygon, mm)."""
     w, h = outer_size_mm(style)
     area = abs(cv2.contourArea(foot.astype(np.float32)))
     capacity = int(np.clip(area / (w * h), 1, 60))

@@ -200,7 +200,7 @@ def training_sample(seed: int, size: tuple[int, int] = (512, 384)) -> TrainingSa
     cv = _Canvas(w, h)
     _draw_table(rng, cv, hom2)
     foot = _project(np.linalg.inv(hom2), np.array([[0, 0], [2 * w, 0], [2 * w, 2 * h], [0, 2 * h]], float))
-    things = random_things(rng, foot, style, card_px, short)
+    things = random_things(rng, foot, style)
 
     cards: list[tuple[np.ndarray, int]] = []  # (quad 1x, provisional id) per scored card
     full_px: dict[int, int] = {}
@@ -226,7 +226,7 @@ def training_sample(seed: int, size: tuple[int, int] = (512, 384)) -> TrainingSa
             bgr, alpha = prop_art(rng, t.prop, u)
             centre, sheen = t.centre_mm, 0.0
         else:  # hand: fingertips at centre_mm, arm running out along the art's +y
-            u = min(_texture_scale(hom2, thing_corners_mm(t, (100, 100)), (100 * t.scale, 100 * t.scale)),
+            u = min(_texture_scale(hom2, thing_corners_mm(t, (100, 100)), (100 * t.scale, 100 * t.scale)) * t.scale,
                     MAX_TEXTURE_PX / 840)
             bgr, alpha, size_mm = hand_art(rng, u)
             a = math.radians(t.angle_deg)

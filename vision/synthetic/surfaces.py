@@ -92,12 +92,15 @@ def table_albedo(rng: np.random.Generator, shape: tuple[int, int], px_per_mm: fl
         img = colours[idx] * lum[..., None]
     elif kind == "marble":
         base = np.array(rng.choice([(235, 235, 232), (200, 200, 205), (40, 38, 38), (180, 195, 215)]), np.float32)
-        turb = smooth_noise(rng, shape, (max(2, int(mm_h / 60)), max(2, int(mm_w / 60))))
-        turb += 0.5 * smooth_noise(rng, shape, (max(2, int(mm_h / 15)), max(2, int(mm_w / 15))))
-        f = rng.uniform(0.01, 0.05)
-        veins = np.sqrt(np.sqrt(np.abs(np.sin((xs * f + ys * f * rng.uniform(-1, 1)) * 2 * np.pi + 3 * turb))))
+        turb = smooth_noise(rng, shape, (max(2, int(mm_h / 120)), max(2, int(mm_w / 120))))
+        turb += 0.25 * smooth_noise(rng, shape, (max(2, int(mm_h / 30)), max(2, int(mm_w / 30))))
+        # Few thin veins of varying strength: |sin| is near 0 only along sparse wandering lines.
+        f = rng.uniform(0.003, 0.015)
+        veins = np.sqrt(np.sqrt(np.abs(np.sin((xs * f + ys * f * rng.uniform(-1, 1)) * 2 * np.pi + 2.5 * turb))))
+        strength = np.clip(0.6 + 0.5 * smooth_noise(rng, shape, (3, 3)), 0, 1)
         vein_c = np.array(random_colour(rng, sat=(0.0, 0.3), val=(0.2, 0.7)), np.float32)
-        img = vein_c + (base - vein_c) * (0.35 + 0.65 * veins)[..., None]
+        cloud = 1 + 0.05 * turb
+        img = (base * cloud[..., None]) + (vein_c - base) * (strength * (1 - veins))[..., None]
     elif kind == "pattern":
         # One motif tile, repeated (drawing every motif would cost a circle call each).
         step = max(4, int(rng.uniform(15, 60) * px_per_mm))
