@@ -20,7 +20,7 @@ from __future__ import annotations
 import argparse
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -151,7 +151,7 @@ def _tex_to_table(t: Thing, u: float, shape: tuple[int, int], centre_mm) -> np.n
     return np.array([[c, -sn, centre_mm[0] - c * ox + sn * oy], [sn, c, centre_mm[1] - sn * ox - c * oy], [0, 0, 1]])
 
 
-def _draw_table(rng: np.random.Generator, cv: _Canvas, hom2: np.ndarray) -> None:
+def _draw_table(rng: np.random.Generator, cv: _Canvas, hom2: np.ndarray, white: bool) -> None:
     w2, h2 = 2 * cv.w, 2 * cv.h
     foot = _project(np.linalg.inv(hom2), np.array([[0, 0], [w2, 0], [w2, h2], [0, h2]], float))
     lo, hi = foot.min(axis=0), foot.max(axis=0)
@@ -159,7 +159,7 @@ def _draw_table(rng: np.random.Generator, cv: _Canvas, hom2: np.ndarray) -> None
     centre_scale = math.sqrt(abs(np.linalg.det(hom2[:2, :2])))  # rough px/mm of the view
     r = min(centre_scale, math.sqrt(TABLE_BUDGET_PX / max(area, 1.0)))
     shape = (int((hi[1] - lo[1]) * r) + 2, int((hi[0] - lo[0]) * r) + 2)
-    albedo = table_albedo(rng, shape, r)
+    albedo = table_albedo(rng, shape, r, white)
     if rng.random() < 0.15:  # the table ends in view: floor or another surface beyond its edge
         p = rng.uniform(0.15, 0.85, 2) * [shape[1], shape[0]]
         a = rng.uniform(0, 2 * np.pi)
@@ -188,6 +188,11 @@ def training_sample(seed: int, size: tuple[int, int] = (512, 384)) -> TrainingSa
     rng = np.random.default_rng(seed)
     w, h = size
     style = random_deck_style(rng)
+    white = rng.random() < 0.08  # white cards on a white table: the case real photos failed on
+    if white:
+        paper = (int(rng.integers(225, 256)),) * 3
+        style = replace(style, stock=paper, border=str(rng.choice(["none", "white"])), border_bgr=paper,
+                        face=str(rng.choice(["set", "pips", "plain", "text"])))
     short = min(w, h)
     if rng.random() < 0.1:  # one or two huge cards filling much of the frame
         card_px = rng.uniform(short / 3, 0.85 * short)
@@ -198,7 +203,7 @@ def training_sample(seed: int, size: tuple[int, int] = (512, 384)) -> TrainingSa
     # 1x pixel j covers 2x pixels 2j, 2j+1 (centres at integers): u1 = (u2 - 0.5) / 2.
     hom1 = np.array([[0.5, 0, -0.25], [0, 0.5, -0.25], [0, 0, 1]]) @ hom2
     cv = _Canvas(w, h)
-    _draw_table(rng, cv, hom2)
+    _draw_table(rng, cv, hom2, white)
     foot = _project(np.linalg.inv(hom2), np.array([[0, 0], [2 * w, 0], [2 * w, 2 * h], [0, 2 * h]], float))
     things = random_things(rng, foot, style)
 

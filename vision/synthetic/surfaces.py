@@ -35,11 +35,16 @@ def _plain_colour(rng: np.random.Generator) -> np.ndarray:
     return np.array(c, np.float32) * rng.uniform(0.97, 1.03, 3).astype(np.float32)
 
 
-def table_albedo(rng: np.random.Generator, shape: tuple[int, int], px_per_mm: float) -> np.ndarray:
-    """A uint8 BGR raster of a random table surface, `shape` = (rows, cols) at px_per_mm."""
+def table_albedo(
+    rng: np.random.Generator, shape: tuple[int, int], px_per_mm: float, white: bool = False
+) -> np.ndarray:
+    """A uint8 BGR raster of a random table surface, `shape` = (rows, cols) at px_per_mm;
+    `white`: a plain white-ish table (the white-cards-on-white-table case)."""
     h, w = shape
-    kind = str(rng.choice(TABLE_KINDS, p=TABLE_P))
+    kind = "plain" if white else str(rng.choice(TABLE_KINDS, p=TABLE_P))
     base = _plain_colour(rng)
+    if white:
+        base = np.array([rng.uniform(215, 250)] * 3, np.float32) * rng.uniform(0.97, 1.03, 3).astype(np.float32)
     mm_h, mm_w = h / px_per_mm, w / px_per_mm
     ys = (np.arange(h, dtype=np.float32) / px_per_mm)[:, None]
     xs = (np.arange(w, dtype=np.float32) / px_per_mm)[None, :]
