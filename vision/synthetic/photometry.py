@@ -110,7 +110,11 @@ def camera_effects(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
     sigma = rng.uniform(0, 7) if rng.random() < 0.8 else 0.0
     if sigma > 0:
         h, w = img.shape[:2]
-        noise = rng.standard_normal((h, w, 1 if rng.random() < 0.5 else 3), dtype=np.float32)
+        # Luma noise per pixel, chroma noise blotchier (demosaicing spreads it): cheaper too.
+        noise = rng.standard_normal((h, w, 1), dtype=np.float32)
+        if rng.random() < 0.6:
+            chroma = rng.standard_normal(((h + 1) // 2, (w + 1) // 2, 3), dtype=np.float32) * rng.uniform(0.3, 1.0)
+            noise = noise + cv2.resize(chroma, (w, h), interpolation=cv2.INTER_LINEAR)
         shot = cv2.sqrt(cv2.max(img, 1.0) * (sigma * sigma / 128))  # brighter pixels: more photon noise
         img = img + noise * shot
     out = np.clip(img, 0, 255).astype(np.uint8)

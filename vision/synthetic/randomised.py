@@ -307,6 +307,12 @@ def training_sample(seed: int, size: tuple[int, int] = (512, 384)) -> TrainingSa
     gains = np.float32(math.exp(rng.normal(0, 0.3))) * np.array(
         [1 - warm, 1.0, 1 + warm] * rng.uniform(0.92, 1.08, 3), np.float32)
     img *= cv2.merge([light * gains[0], light * gains[1], light * gains[2]])
+    # Over-exposure, but not past what auto-exposure allows: a frame blown out to white would
+    # label cards nobody can see.
+    mid = float(np.median(img[::8, ::8]))
+    limit = rng.uniform(190, 225)
+    if mid > limit:
+        img *= np.float32(limit / mid)
     for pid, sheen, (x0, y0, x1, y1) in sheens:
         if lut[pid] and rng.random() < 0.5:
             add_sheen(rng, img, inst, lut[pid], (x0, y0, x1, y1), sheen)
