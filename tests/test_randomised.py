@@ -1,0 +1,87 @@
+"""Randomised training renders: deterministic, labels agree with the geometry, and the hard
+layouts (touching, overlapping, cut by the frame) do occur."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+from shapely.geometry import Polygon
+
+from vision.synthetic.randomised import TrainingSample, training_sample
+
+SEEDS = range(16)
+
+
+@pytest.fixture(scope="module")
+def samples() -> list[TrainingSample]:
+    return [training_sample(s) for s in SEEDS]
+
+
+def test_same_seed_same_sample() -> None:
+    a, b = training_sample(5), training_sample(5)
+    assert np.array_equal(a.image, b.image)
+    assert np.array_equal(a.instances, b.instances)
+    assert np.array_equal(a.ignore, b.ignore)
+    assert len(a.quads) == len(b.quads) and all(np.array_equal(p, q) for p, q in zip(a.quads, b.quads))
+    assert not np.array_equal(a.image, training_sample(6).image)
+
+
+def test_shapes_and_types(samples: list[TrainingSample]) -> None:
+    for s in samples[:4]:
+        assert s.image.shape == (384, 512, 3) and s.image.dtype == np.uint8
+        assert s.instances.shape == (384, 512) and s.instances.dtype == np.uint16
+        assert s.ignore.shape == (384, 512) and s.ignore.dtype == bool
+        assert all(q.shape == (4, 2) and q.dtype == np.float64 for q in s.quads)
+    other = training_sample(1, size=(320, 240))
+    assert other.image.shape == (240, 320, 3) and other.instances.shape == (240, 320)
+
+
+def test_instance_ids_are_the_quads(samples: list[TrainingSample]) -> None:
+    for s in samples:
+        ids = set(np.unique(s.instances).tolist()) - {0}
+        assert ids <= set(range(1, len(s.quads) + 1))
+
+
+def test_quads_start_top_left_and_run_clockwise(samples: list[TrainingSample]) -> None:
+    for s in samples:
+        for q in s.quads:
+            x, y = q[:, 0], q[:, 1]
+            area2 = np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y)
+            assert area2 > 0  # clockwise on screen (v points down) = positive shoelace sum
+            assert np.argmin(q.sum(axis=1) + 1e-9 * q[:, 1]) == 0
+
+
+def test_visible_pixels_lie_inside_their_quad(samples: list[TrainingSample]) -> None:
+    kernel = np.ones((5, 5), np.uint8)  # 2 px of slack: anti-aliasing and a slight lens barrel
+    for s in samples:
+        h, w = s.instances.shape
+        for k, q in enumerate(s.quads, start=1):
+            inside = np.zeros((h + 400, w + 400), np.uint8)  # room for corners beyond the frame
+            cv2.fillPoly(inside, [np.round((q + 200) * 16).astype(np.int32)], 1, cv2.LINE_8, shift=4)
+            inside = cv2.dilate(inside, kernel)[200 : 200 + h, 200 : 200 + w].astype(bool)
+            mine = s.instances == k
+            assert not np.any(mine & ~inside), f"card {k} has pixels outside its quad"
+
+
+def _pairs(s: TrainingSample):
+    polys = [Polygon(q) for q in s.quads]
+    for i in range(len(polys)):
+        for j in range(i + 1, len(polys)):
+            yield polys[i], polys[j]
+
+
+def test_hard_layouts_occur(samples: list[TrainingSample]) -> None:
+    touching = overlapping = cut = empty = 0
+    for s in samples:
+        h, w = s.instances.shape
+        empty += not s.quads
+        cut += any((q[:, 0].min() < 0) | (q[:, 1].min() < 0) | (q[:, 0].max() > w - 1) | (q[:, 1].max() > h - 1)
+                   for q in s.quads)
+        for a, b in _pairs(s):
+            shared = a.intersection(b).area / min(a.area, b.area)
+            if shared > 0.05:
+                overlapping += 1
+            elif shared < 0.02 and a.distance(b) < 1.0 and a.exterior.distance(b.exterior) < 1.0:
+                touching += 1
+    assert touching > 0 and overlapping > 0 and cut > 0
