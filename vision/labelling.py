@@ -46,10 +46,13 @@ WHYS = ("cut by frame", "deck", "fan", "blurred")
 OUTSIDE_MARGIN_PX = 3.0
 MIN_SIDE_PX = 8.0
 # Snapping: reach as a share of the card's short side (tried in turn), and how far the fit may move
-# a corner from its rough place (share of the short side, at least SNAP_MOVE_MIN_PX).
-SNAP_REACHES = (0.03, 0.05, 0.08)
-SNAP_MIN_REACH_PX = 4.0
-SNAP_MOVE_SHARE, SNAP_MOVE_MIN_PX = 0.1, 12.0
+# a corner from its rough place (share of the short side, at least SNAP_MOVE_MIN_PX): a click is
+# good to +-10 px, and a fit further off has locked onto another line (a border's inner edge).
+# Closest first: on a large card a wide reach also takes in rival lines (a white border's inner
+# edge), so a good click is snapped from a few px, and a poorer one from further out.
+SNAP_REACHES = (0.0, 0.02, 0.035, 0.05, 0.08)
+SNAP_MIN_REACH_PX = 5.0
+SNAP_MOVE_SHARE, SNAP_MOVE_MIN_PX = 0.05, 15.0
 SNAP_MIN_SUPPORT = 0.45
 # Two labels are the same card when they overlap this much (intersection over union).
 SAME_CARD_IOU = 0.8
@@ -220,14 +223,13 @@ class Snap:
 
 def snap_quad(img: np.ndarray, rough: Any) -> Snap:
     """The card's sharp corners from rough ones: `refine_quad` on the photo (as the detector reads
-    it), at reaches of a few % of the card's size, closest first; the rough corners (snapped
+    it), at reaches from 5 px to 8 % of the card's size, closest first; the rough corners (snapped
     false) when no reach gives a fit with its sides well supported and its corners near."""
     q = order_corners(np.asarray(rough, dtype=np.float64).reshape(4, 2))
     s = short_side(q)
     limit = max(SNAP_MOVE_MIN_PX, SNAP_MOVE_SHARE * s)
     why = []
-    for share in SNAP_REACHES:
-        reach = max(SNAP_MIN_REACH_PX, share * s)
+    for reach in sorted({max(SNAP_MIN_REACH_PX, share * s) for share in SNAP_REACHES}):
         fit = refine_quad(img, q, reach=reach, passes=2)
         if fit is None:
             why.append(f"reach {reach:.1f}: no fit")
@@ -343,6 +345,37 @@ def render_overlay(
     return out
 
 
+def corner_sheet(
+    img: np.ndarray,
+    label: dict[str, Any],
+    cards: Sequence[int] | None = None,
+    size: int = 40,
+    scale: float = 3.0,
+) -> np.ndarray:
+    """One zoomed tile around each corner of each card (`size` image px square, `scale` times
+    larger), a card's four corners in a row and two cards a row: every corner at a glance."""
+    idx = range(len(label["cards"])) if cards is None else cards
+    tiles = []
+    for i in idx:
+        for k, (x, y) in enumerate(label["cards"][i]["corners"]):
+            x0, y0 = round(x) - size // 2, round(y) - size // 2
+            t = np.zeros((round(size * scale), round(size * scale), 3), np.uint8)
+            cx0, cy0 = max(x0, 0), max(y0, 0)
+            cx1, cy1 = min(x0 + size, img.shape[1]), min(y0 + size, img.shape[0])
+            if cx1 > cx0 and cy1 > cy0:
+                part = render_overlay(img, label, crop=(cx0, cy0, cx1, cy1), scale=scale)
+                u, v = round((cx0 - x0) * scale), round((cy0 - y0) * scale)
+                t[v : v + part.shape[0], u : u + part.shape[1]] = part[: t.shape[0] - v, : t.shape[1] - u]
+            _text(t, f"{i}.{k}", (3, 16), 0.5, (255, 255, 255))
+            cv2.rectangle(t, (0, 0), (t.shape[1] - 1, t.shape[0] - 1), (90, 90, 90), 1)
+            tiles.append(t)
+    if not tiles:
+        return np.zeros((10, 10, 3), np.uint8)
+    per_row = 8
+    tiles += [np.zeros_like(tiles[0])] * (-len(tiles) % per_row)
+    return np.vstack([np.hstack(tiles[r : r + per_row]) for r in range(0, len(tiles), per_row)])
+
+
 # ----------------------------------------------------------------------------------------------
 # Commands
 
@@ -399,6 +432,52 @@ def cmd_overlay(args: argparse.Namespace) -> None:
     dest.parent.mkdir(parents=True, exist_ok=True)
     cv2.imwrite(str(dest), out)
     print(dest)
+
+
+def cmd_corners(args: argparse.Namespace) -> None:
+    path = image_path(args.image)
+    label = load_label(path)
+    if label is None:
+        raise SystemExit("no label")
+    out = corner_sheet(read_image(path), label, args.cards or None, args.size, args.scale)
+    dest = (
+        Path(args.output)
+        if args.output
+        else Path("/tmp/labelling") / f"{path.parent.name}_{path.stem}_corners.png"
+    )
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(str(dest), out)
+    print(dest)
+
+
+def cmd_transfer(args: argparse.Namespace) -> None:
+    """Labels of one photo onto a resized copy of it (the same photo at another resolution):
+    coordinates scaled about pixel corners, snapped cards snapped again in the copy."""
+    src, dst = image_path(args.source), image_path(args.dest)
+    label = load_label(src)
+    if label is None:
+        raise SystemExit("no label for the source photo")
+    img = read_image(dst)
+    h, w = img.shape[:2]
+    sx, sy = w / label["width"], h / label["height"]
+    if abs(sx / sy - 1) > 0.01:
+        raise SystemExit(f"not a resized copy: scales {sx:.4f} x {sy:.4f}")
+
+    def scaled(p: Any) -> np.ndarray:
+        return (np.asarray(p, dtype=np.float64) + 0.5) * [sx, sy] - 0.5
+
+    out = new_label(dst, img)
+    for i, c in enumerate(label["cards"]):
+        q = order_corners(scaled(c["corners"]))
+        if c["snapped"]:
+            got = snap_quad(img, q)
+            print(f"card {i}: {got.note}")
+            q, snapped = got.corners, got.snapped
+        else:
+            snapped = False
+        out["cards"].append({"corners": _points(q), "snapped": snapped})
+    out["ignore"] = [{"polygon": _points(scaled(g["polygon"])), "why": g["why"]} for g in label["ignore"]]
+    _store(dst, out)
 
 
 def cmd_show(args: argparse.Namespace) -> None:
@@ -593,6 +672,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--crop", help="x0,y0,x1,y1 in image px")
     p.add_argument("--scale", type=float, help="output px per image px (default: fit 1280 px)")
     p.set_defaults(run=cmd_overlay)
+
+    p = sub.add_parser("corners", help="a sheet of zoomed tiles around every card's corners")
+    p.add_argument("image")
+    p.add_argument("cards", type=int, nargs="*")
+    p.add_argument("-o", "--output")
+    p.add_argument("--size", type=int, default=40, help="tile size in image px")
+    p.add_argument("--scale", type=float, default=3.0)
+    p.set_defaults(run=cmd_corners)
+
+    p = sub.add_parser("transfer", help="labels of a photo onto a resized copy of it, snapped again")
+    p.add_argument("source")
+    p.add_argument("dest")
+    p.set_defaults(run=cmd_transfer)
 
     p = sub.add_parser("show", help="print the label")
     p.add_argument("image")
