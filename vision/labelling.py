@@ -549,6 +549,17 @@ def cmd_ignore(args: argparse.Namespace) -> None:
     _store(path, label)
 
 
+def cmd_to_ignore(args: argparse.Namespace) -> None:
+    """Cards made ignore polygons (their outline clipped to the image), e.g. a card cut by the frame."""
+    path = image_path(args.image)
+    label = _load_or_new(path)
+    frame = shapely.box(-0.5, -0.5, label["width"] - 0.5, label["height"] - 0.5)
+    for i in sorted(set(args.index), reverse=True):
+        poly = shapely.Polygon(label["cards"].pop(i)["corners"]).intersection(frame)
+        label["ignore"].append({"polygon": [list(p) for p in poly.exterior.coords[:-1]], "why": args.why})
+    _store(path, label)
+
+
 def cmd_unignore(args: argparse.Namespace) -> None:
     path = image_path(args.image)
     label = _load_or_new(path)
@@ -724,6 +735,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("why", help=" | ".join(WHYS) + " | 'other: ...'")
     p.add_argument("points", nargs="+", metavar="x,y")
     p.set_defaults(run=cmd_ignore)
+
+    p = sub.add_parser("to-ignore", help="make cards ignore polygons (clipped to the image)")
+    p.add_argument("image")
+    p.add_argument("why")
+    p.add_argument("index", type=int, nargs="+")
+    p.set_defaults(run=cmd_to_ignore)
 
     p = sub.add_parser("unignore", help="remove ignore polygons by index")
     p.add_argument("image")
