@@ -197,13 +197,16 @@ def main(argv: list[str] | None = None) -> int:
         metavar="PX",
         help="blur every scene at least this much (Gaussian sigma, px): a webcam a little out of focus",
     )
+    ap.add_argument(
+        "--detector", default="map", choices=("map", "rules"), help="the card map (default) or the rules it replaces"
+    )
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     seed0 = args.seed if args.seed is not None else 1_000_000 + int(time.time()) % 1_000_000
     per = 1 if args.quick else 4
     cam = Camera.for_resolution("1080p", pose=POSE)
     table = TableMap.from_homography(cam.image_to_table)
-    reader = FrameReader(table=table)
+    reader = FrameReader(table=table, detector=args.detector)
     min_area = (cam.width / 70) ** 2
     seeds = [seed0 + i for i in range(per * len(CONDITIONS))]
     print(

@@ -24,10 +24,16 @@ class FrameReader:
         pawn_colors: PawnColors | None = None,
         settings: DetectorSettings | None = None,
         find_faces: bool = True,
+        detector: str = "map",
     ) -> None:
         if settings is None and table is not None:
             settings = DetectorSettings(card_size_mm=table.card_size_mm)
-        self.detector = CardDetector(settings, table)
+        if detector == "map":
+            from vision.map_detector import MapCardDetector
+
+            self.detector = MapCardDetector(settings, table)
+        else:
+            self.detector = CardDetector(settings, table)
         self.table = table
         self.faces = faces if faces is not None else (FaceLibrary.default() if find_faces else None)
         self.pawn_colors = pawn_colors or PawnColors()

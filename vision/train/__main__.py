@@ -43,6 +43,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "data" / "real_photos"
 MODEL = ROOT / "vision" / "models" / "cardmap.onnx"
 BOUNDARY_WEIGHT = 4.0  # boundary pixels are few, and missing one merges two cards
+WARMUP_STEPS = 200
 
 
 def _pack(ex: Example) -> tuple[np.ndarray, np.ndarray]:
@@ -57,14 +58,38 @@ def _render(seed: int) -> tuple[np.ndarray, np.ndarray]:
     return _pack(render_example(seed, size))
 
 
-def render_pool(seeds: list[int], workers: int) -> list[tuple[np.ndarray, np.ndarray]]:
+def render_pool(seeds: list[int], workers: int, cache: Path | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The frames of `seeds`, from `cache` when an earlier run of the same seeds saved them
+    (renders are deterministic in their seed: the cache only saves time)."""
+    if cache is not None and cache.exists():
+        with np.load(cache) as z:
+            if z["seeds"].tolist() == list(seeds):
+                return [(z[f"image{i}"], z[f"maps{i}"]) for i in range(len(seeds))]
     with Pool(workers) as pool:
-        return pool.map(_render, seeds, chunksize=8)
+        frames = pool.map(_render, seeds, chunksize=8)
+    if cache is not None:
+        arrays = {f"image{i}": f[0] for i, f in enumerate(frames)} | {f"maps{i}": f[1] for i, f in enumerate(frames)}
+        np.savez(cache, seeds=np.array(seeds), **arrays)
+    return frames
 
 
 def _unpack(image: np.ndarray, maps: np.ndarray) -> Example:
     m = maps.astype(np.float32)
     return Example(image, MapTargets(m[0], m[1], m[2]))
+
+
+def crop(ex: Example, share: float, rng: np.random.Generator) -> Example:
+    """A random window of `share` of each side (a multiple of 32 px): most of a frame's context
+    at a fraction of the cost of a step."""
+    if share >= 1:
+        return ex
+    h, w = ex.image.shape[:2]
+    ch, cw = int(h * share) // 32 * 32, int(w * share) // 32 * 32
+    y = int(rng.integers(0, (h - ch) // 2 + 1)) * 2
+    x = int(rng.integers(0, (w - cw) // 2 + 1)) * 2
+    t = ex.targets
+    cut = lambda m: np.ascontiguousarray(m[y // 2 : (y + ch) // 2, x // 2 : (x + cw) // 2])  # noqa: E731
+    return Example(np.ascontiguousarray(ex.image[y : y + ch, x : x + cw]), MapTargets(cut(t.interior), cut(t.boundary), cut(t.weight)))
 
 
 def _batch(examples: list[Example]) -> tuple[torch.Tensor, torch.Tensor]:
@@ -156,7 +181,7 @@ def train(args: argparse.Namespace) -> None:
         print(f"resumed at step {step}")
     t0 = time.time()
     seeds = list(range(args.renders)) + list(range(PROJECT_SEED, PROJECT_SEED + args.project_renders))
-    pool = render_pool(seeds, args.workers)
+    pool = render_pool(seeds, args.workers, Path(args.pool_cache) if args.pool_cache else None)
     val_seeds = [VALIDATION_SEED + i for i in range(48)] + [VALIDATION_SEED + PROJECT_SEED + i for i in range(16)]
     val_renders = [_unpack(*p) for p in render_pool(val_seeds, args.workers)]
     print(f"{len(pool)} renders in {time.time() - t0:.0f} s")
@@ -172,7 +197,8 @@ def train(args: argparse.Namespace) -> None:
     rng = np.random.default_rng([args.seed, step])
     model.train()
     while step < args.steps:
-        lr = args.lr * 0.5 * (1 + math.cos(math.pi * step / args.steps))
+        warm = min(1.0, (step + 1) / WARMUP_STEPS)
+        lr = args.lr * warm * 0.5 * (1 + math.cos(math.pi * step / args.steps))
         for g in opt.param_groups:
             g["lr"] = lr
         # One shape per batch: a quarter of the batches portrait.
@@ -184,7 +210,7 @@ def train(args: argparse.Namespace) -> None:
                 ex = photo_example(train_photos[int(rng.integers(len(train_photos)))], rng, size)
             else:
                 ex = _unpack(*renders[int(rng.integers(len(renders)))])
-            batch.append(augment(ex, rng))
+            batch.append(crop(augment(ex, rng), args.crop, rng))
         x, y = _batch(batch)
         loss = map_loss(model(x), y)
         opt.zero_grad()
@@ -226,6 +252,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--real-share", type=float, default=0.3, help="share of training frames from real photos")
     ap.add_argument("--photos", default="/work/real_cache", help="folder holding the real photos")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--crop", type=float, default=0.75, help="train on windows of this share of each side")
+    ap.add_argument("--pool-cache", default="", help="an .npz to keep the rendered pool in between runs")
     ap.add_argument("--every", type=int, default=250, help="validate and save every N steps")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--threads", type=int, default=2)

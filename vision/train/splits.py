@@ -25,23 +25,23 @@ def _draw(source: str) -> float:
     return int(hashlib.sha1(source.encode()).hexdigest(), 16) % 10_000 / 10_000
 
 
-def assign(sources: list[str]) -> dict[str, list[str]]:
-    """Test: draw < 0.45, validation: < 0.6, else train; with fewer than MIN_TEST_SOURCES test
-    sources, the lowest draws among the rest move to test."""
-    out: dict[str, list[str]] = {"train": [], "validation": [], "test": []}
-    free = sorted((s for s in set(sources) if s not in TUNED_ON), key=_draw)
-    for s in free:
+def assign(sources: list[str], before: dict[str, list[str]] | None = None) -> dict[str, list[str]]:
+    """A source keeps the split it was given (`before`): once measured as test, it stays test.
+    A new one goes to test when its draw is < 0.45, to validation when < 0.6, else to train;
+    while test has fewer than MIN_TEST_SOURCES, or validation none, the new sources with the
+    lowest draws fill them first."""
+    out: dict[str, list[str]] = {k: list((before or {}).get(k, [])) for k in ("train", "validation", "test")}
+    known = {s for v in out.values() for s in v}
+    new = sorted((s for s in set(sources) - known if s not in TUNED_ON), key=_draw)
+    for s in new:
         d = _draw(s)
-        out["test" if d < TEST_SHARE else "validation" if d < TEST_SHARE + VALIDATION_SHARE else "train"].append(s)
-    for s in free:
-        if len(out["test"]) >= MIN_TEST_SOURCES:
-            break
-        if s not in out["test"] and len(free) - len(out["test"]) > 1:
-            for k in ("validation", "train"):
-                if s in out[k]:
-                    out[k].remove(s)
+        if len(out["test"]) < MIN_TEST_SOURCES or d < TEST_SHARE:
             out["test"].append(s)
-    out["train"] += sorted(s for s in set(sources) if s in TUNED_ON)
+        elif not out["validation"] or d < TEST_SHARE + VALIDATION_SHARE:
+            out["validation"].append(s)
+        else:
+            out["train"].append(s)
+    out["train"] += [s for s in set(sources) - known if s in TUNED_ON]
     return {k: sorted(v) for k, v in out.items()}
 
 
@@ -51,8 +51,9 @@ def sources() -> list[str]:
 
 
 def main() -> int:
-    split = assign(sources())
-    (DATA / "splits.json").write_text(json.dumps(split, indent=1) + "\n")
+    path = DATA / "splits.json"
+    split = assign(sources(), json.loads(path.read_text()) if path.exists() else None)
+    path.write_text(json.dumps(split, indent=1) + "\n")
     for k, v in split.items():
         print(f"{k}: {len(v)} sources: {', '.join(v)}")
     return 0

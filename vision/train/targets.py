@@ -56,10 +56,12 @@ def instances_from_quads(
     count = np.zeros((h, w), np.uint8)
     for k, q in enumerate(quads, start=1):
         m = np.zeros((h, w), np.uint8)
-        cv2.fillConvexPoly(m, np.round(np.asarray(q) * 16).astype(np.int32), 1, cv2.LINE_8, shift=4)
+        cv2.fillConvexPoly(m, np.round(q * 16).astype(np.int32), 1, cv2.LINE_8, shift=4)
         inst[m > 0] = k
         count += m
-    ignore = count > 1
+    # Filled polygons take in the pixels their outline touches, so cards that touch share a line
+    # of pixels: only a true overlap (wider than that) is left unscored.
+    ignore = cv2.dilate(cv2.erode((count > 1).astype(np.uint8), np.ones((3, 3), np.uint8)), np.ones((3, 3), np.uint8)) > 0
     for p in ignore_polygons:
         m = np.zeros((h, w), np.uint8)
         cv2.fillPoly(m, [np.round(np.asarray(p) * 16).astype(np.int32)], 1, cv2.LINE_8, shift=4)
