@@ -17,6 +17,8 @@ from pathlib import Path
 DATA = Path(__file__).resolve().parents[2] / "data" / "real_photos"
 # Sources the hand-written detector was tuned on: never an honest test.
 TUNED_ON = {"vimalloc__set-solver", "tmikonen__magic_card_detector"}
+# Repositories that are one source (a fork with the same author's photos): split together.
+SAME_SOURCE = {"mrkesuu__bidly": "geaxgx__playing-card-detection"}
 TEST_SHARE, VALIDATION_SHARE = 0.45, 0.15
 MIN_TEST_SOURCES = 4
 
@@ -32,7 +34,7 @@ def assign(sources: list[str], before: dict[str, list[str]] | None = None) -> di
     lowest draws fill them first."""
     out: dict[str, list[str]] = {k: list((before or {}).get(k, [])) for k in ("train", "validation", "test")}
     known = {s for v in out.values() for s in v}
-    new = sorted((s for s in set(sources) - known if s not in TUNED_ON), key=_draw)
+    new = sorted((s for s in set(sources) - known - set(SAME_SOURCE) if s not in TUNED_ON), key=_draw)
     for s in new:
         d = _draw(s)
         if len(out["test"]) < MIN_TEST_SOURCES or d < TEST_SHARE:
@@ -42,6 +44,12 @@ def assign(sources: list[str], before: dict[str, list[str]] | None = None) -> di
         else:
             out["train"].append(s)
     out["train"] += [s for s in set(sources) - known if s in TUNED_ON]
+    for fork, origin in SAME_SOURCE.items():
+        for v in out.values():
+            if fork in v:
+                v.remove(fork)
+            if origin in v and fork in sources:
+                v.append(fork)
     return {k: sorted(v) for k, v in out.items()}
 
 
