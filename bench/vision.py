@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 
 import cv2
 import numpy as np
 import shapely
 
 from bench.common import best_of
-from vision.detector import CardDetector, order_corners
+from vision.detector import order_corners
 from vision.incremental import IncrementalReader
 from vision.pipeline import FrameReader
 from vision.synthetic import (
@@ -187,6 +188,8 @@ def score_frame(truth: dict, cards_px: list[np.ndarray], table: TableMap, readin
 
 
 def main(argv: list[str] | None = None) -> int:
+    from bench import labelled_photos  # (it uses this module's baseline)
+
     ap = argparse.ArgumentParser(prog="python -m bench.vision", description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="one scene per condition, fewer timing repeats")
     ap.add_argument("--seed", type=int, default=None, help="first scene seed (default: fresh from the clock)")
@@ -199,6 +202,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument(
         "--detector", default="map", choices=("map", "rules"), help="the card map (default) or the rules it replaces"
+    )
+    ap.add_argument(
+        "--photos",
+        type=Path,
+        default=labelled_photos.DEFAULT_PHOTOS,
+        help="folder holding the real photos (data/real_photos/README.md)",
     )
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
@@ -260,8 +269,8 @@ def main(argv: list[str] | None = None) -> int:
         c = Camera.for_resolution(res, pose=POSE)
         img = Renderer(c, PRESETS["wood"]).render(random_scene(seed0), seed0).image
         tm = TableMap.from_homography(c.image_to_table)
-        det = CardDetector(table=tm)
-        rd = FrameReader(table=tm)
+        rd = FrameReader(table=tm, detector=args.detector)
+        det = rd.detector
         tracker = Tracker()
         n = [0]
 
@@ -278,7 +287,10 @@ def main(argv: list[str] | None = None) -> int:
         )
     pairs_bench(reader, cam, table, seed0, per=1 if args.quick else 3)
     for res in ("720p", "1080p"):
-        stream_bench(res, seed0, hold=8 if args.quick else 20)
+        stream_bench(res, seed0, hold=8 if args.quick else 20, detector=args.detector)
+    # Real photos nobody tuned on (the test split), per source, against the baseline.
+    print("\nREAL PHOTOS (test split, labelled by hand; not renders)")
+    labelled_photos.report("test", args.photos, args.detector)
     return 0
 
 
@@ -329,14 +341,14 @@ def stream_scenes(seed: int) -> list:
     return [s0, s1, s2, s3]
 
 
-def stream_bench(res: str, seed: int, hold: int) -> None:
+def stream_bench(res: str, seed: int, hold: int, detector: str = "map") -> None:
     cam = Camera.for_resolution(res, pose=POSE)
     table = TableMap.from_homography(cam.image_to_table)
     frames = list(
         table_stream(Renderer(cam, PRESETS["wood"]), stream_scenes(seed), hold_frames=hold, seed=seed)
     )
-    whole = FrameReader(table=table)
-    inc = IncrementalReader(FrameReader(table=table, faces=whole.faces))
+    whole = FrameReader(table=table, detector=detector)
+    inc = IncrementalReader(FrameReader(table=table, faces=whole.faces, detector=detector))
     tracker, t_inc = Tracker(), []
     for f in frames:
         t0 = time.perf_counter()

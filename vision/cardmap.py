@@ -32,6 +32,10 @@ class CardMapReading:
         """Map pixel coordinates (x, y) -> frame pixel coordinates."""
         return (np.asarray(pts, np.float64) + 0.5) * self.scale - 0.5
 
+    def to_map(self, pts: np.ndarray) -> np.ndarray:
+        """Frame pixel coordinates (x, y) -> map pixel coordinates."""
+        return (np.asarray(pts, np.float64) + 0.5) / self.scale - 0.5
+
 
 @dataclass(frozen=True)
 class CardRegion:

@@ -19,9 +19,11 @@ from vision.table import TableMap
 # How far (map px) the edge fit may look from the map's outline for the card's edge: the map's
 # boundary is placed to about a map pixel; a little more covers a rounded corner's cut.
 REACH_MAP_PX = 1.6
-# The fitted card must cover what the map calls this card (IoU): a fit that ran off to another
-# line (a printed frame, a neighbour's edge) no longer does.
-AGREEMENT = 0.7
+# The fitted card must cover what the map calls this card, and the map must call what it covers
+# a card (this card, or one lying on it): a fit that ran off to another line (a printed frame
+# inside the card, a neighbour's edge, the table's edge) fails one or the other.
+REGION_COVERED = 0.85
+FIT_ON_CARDS = 0.8
 # Longest long/short ratio of a card as the camera sees it: real cards reach 1.9 (tarot), and a
 # steep view stretches them further. The map decides what is a card; this only stops slivers.
 MAX_ASPECT = 3.0
@@ -43,6 +45,10 @@ class MapCardDetector:
         self.map = card_map or default_map()
         self.last_map: CardMapReading | None = None
 
+    @property
+    def model(self) -> dict:
+        return self.map.model
+
     def detect(self, image: np.ndarray) -> list[CardCandidate]:
         if image is None or image.ndim not in (2, 3) or image.size == 0:
             raise ValueError("not an image")
@@ -52,21 +58,29 @@ class MapCardDetector:
         self.last_map = reading
         min_side = max(self.settings.min_side_px, max(image.shape[:2]) / 70)
         found = []
+        cards = ((reading.interior > 0.5) | (reading.boundary > 0.5)).astype(np.uint8)
         for region in card_regions(reading, min_area_px=min_side**2):
-            c = self._card(image, region, reading.scale)
+            c = self._card(image, region, reading, cards)
             if c is not None:
                 found.append(c)
         return _distinct(found)
 
-    def _card(self, image: np.ndarray, region: CardRegion, scale: float) -> CardCandidate | None:
-        reach = max(3.0, REACH_MAP_PX * scale)
+    def _card(
+        self, image: np.ndarray, region: CardRegion, reading: CardMapReading, cards: np.ndarray
+    ) -> CardCandidate | None:
+        reach = max(3.0, REACH_MAP_PX * reading.scale)
         outline = shapely.Polygon(region.contour).buffer(0)
         for q in _rough_quads(region.contour):
             fit = refine_quad(image, q, reach=reach, passes=2)
             if fit is None:
                 continue
             c = order_corners(fit.corners)
-            if not _plausible(c) or _iou(shapely.Polygon(c), outline) < AGREEMENT:
+            if not _plausible(c):
+                continue
+            p = shapely.Polygon(c)
+            if p.intersection(outline).area < REGION_COVERED * outline.area:
+                continue
+            if _share_on(cards, reading.to_map(c)) < FIT_ON_CARDS:
                 continue
             order = _order_index(fit.corners)
             sigma = fit.sigma_px[order]
@@ -113,6 +127,14 @@ def _plausible(c: np.ndarray) -> bool:
     s = np.linalg.norm(c - np.roll(c, -1, axis=0), axis=1)
     short, long = sorted(((s[0] + s[2]) / 2, (s[1] + s[3]) / 2))
     return short > 0 and long / short <= MAX_ASPECT
+
+
+def _share_on(mask: np.ndarray, q: np.ndarray) -> float:
+    """The share of quad `q` (map px) over which `mask` is set."""
+    inside = np.zeros_like(mask)
+    cv2.fillConvexPoly(inside, np.round(q * 16).astype(np.int32), 1, cv2.LINE_8, shift=4)
+    n = int(inside.sum())
+    return float((mask & inside).sum()) / n if n else 0.0
 
 
 def _iou(a: shapely.Polygon, b: shapely.Geometry) -> float:

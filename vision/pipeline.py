@@ -39,6 +39,11 @@ class FrameReader:
         self.pawn_colors = pawn_colors or PawnColors()
         self._nadir: dict[tuple[int, int], tuple[float, float] | None] = {}
 
+    @property
+    def model(self) -> dict:
+        """The weights behind detection (file and version), so a result can be traced to them."""
+        return getattr(self.detector, "model", {"file": None, "version": "hand-written rules"})
+
     def read(self, image: np.ndarray) -> FrameReading:
         check_image(image)
         return self.read_checked(image)

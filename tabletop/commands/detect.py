@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as exc:
             raise CommandError(f"{path}: {exc}") from None
         if args.json:
-            print(json.dumps({"image": path, **reading.to_json()}))
+            print(json.dumps({"image": path, **reading.to_json(), "model": readers[size].model}))
         else:
             ups = sum(c.face == "up" for c in reading.cards)
             downs = sum(c.face == "down" for c in reading.cards)

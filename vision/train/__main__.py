@@ -23,6 +23,7 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
+from vision.cardmap import MAP_LONG_SIDE
 from vision.train.data import (
     INPUT_SIZE,
     Example,
@@ -156,7 +157,34 @@ def export(checkpoint: Path, out: Path = MODEL) -> Path:
         opset_version=17,
         dynamo=False,
     )
+    write_card(state, out.with_suffix(".json"))
     return out
+
+
+def write_card(state: dict, path: Path) -> None:
+    """The model card beside the weights: what it was trained on, how, and how it scored."""
+    args = state["args"]
+    old = json.loads(path.read_text()) if path.exists() else {}
+    splits = _splits()
+    card = {
+        "version": f"{time.strftime('%Y%m%d')}-step{state['step']}",
+        "network": f"U-Net, widths {list(state['widths'])}, input BGR 0..255 with long side {MAP_LONG_SIDE} px "
+        "(sides multiples of 32), output logits (interior, boundary) at half resolution",
+        "training_command": "python -m vision.train "
+        + " ".join(f"--{k.replace('_', '-')} {v}" for k, v in args.items() if k not in ("export", "out")),
+        "data": {
+            "randomised_renders": f"vision.synthetic.randomised seeds 0..{args['renders'] - 1}",
+            "project_renders": f"vision.train.data.project_render_example seeds {PROJECT_SEED}..{PROJECT_SEED + args['project_renders'] - 1}",
+            "real_photos_train_sources": splits["train"],
+            "validation": f"renders seeds {VALIDATION_SEED}.. and the validation sources {splits['validation']}",
+            "test_sources_never_trained_or_tuned_on": splits["test"],
+        },
+        "validation_log": state["log"],
+        # Kept from the card before: figures a bench run wrote for these weights' predecessors are
+        # dropped, as they no longer hold.
+        "test": old.get("test", {}) if old.get("version") == f"{time.strftime('%Y%m%d')}-step{state['step']}" else {},
+    }
+    path.write_text(json.dumps(card, indent=1) + "\n")
 
 
 def _splits() -> dict[str, list[str]]:
