@@ -169,8 +169,11 @@ def run(split: str, photos: Path, detector: str, out=print) -> tuple[dict[str, S
 def report(split: str, photos: Path, detector: str, out=print) -> int:
     ours, base = run(split, photos, detector, out)
     if not ours:
-        out(f"real photos ({split} split): none of its labelled photos are under {photos}")
-        return 1
+        out(
+            f"real photos ({split} split): none of its labelled photos are under {photos}; rebuild them"
+            " (data/real_photos/README.md) and give their folder with --photos"
+        )
+        return 2
     out(f"real photos, {split} split, labelled by hand, no calibration; detector: {detector}")
     head = f"{'recall':>6s} {'prec':>6s} {'rms_px':>6s} {'ms':>7s}"
     out(f"{'source':34s} {'photos':>6s} {'cards':>5s}  {head}   baseline: {head}")
@@ -193,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--split", default="test", choices=("train", "validation", "test"))
     ap.add_argument("--photos", type=Path, default=DEFAULT_PHOTOS, help="folder holding the photos")
     ap.add_argument("--detector", default="map", choices=("map", "rules"))
+    ap.add_argument("--quick", action="store_true", help="(every photo is read; kept for `tabletop bench`)")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     return report(args.split, args.photos, args.detector)

@@ -201,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
         help="blur every scene at least this much (Gaussian sigma, px): a webcam a little out of focus",
     )
     ap.add_argument(
-        "--detector", default="map", choices=("map", "rules"), help="the card map (default) or the rules it replaces"
+        "--detector", default="rules", choices=("map", "rules"), help="the hand-written rules (default) or the learned card map"
     )
     ap.add_argument(
         "--photos",
@@ -341,7 +341,7 @@ def stream_scenes(seed: int) -> list:
     return [s0, s1, s2, s3]
 
 
-def stream_bench(res: str, seed: int, hold: int, detector: str = "map") -> None:
+def stream_bench(res: str, seed: int, hold: int, detector: str = "rules") -> None:
     cam = Camera.for_resolution(res, pose=POSE)
     table = TableMap.from_homography(cam.image_to_table)
     frames = list(

@@ -206,6 +206,19 @@ def test_detect_json_contract(tmp_path, capsys):
     for c in obj["cards"]:
         assert len(c["corners_px"]) == 4 and c["face"] in ("up", "down", "unknown") and 0 <= c["score"] <= 1
         assert "corners_mm" not in c  # only with --calibration
+    assert obj["model"]["version"] == "hand-written rules"
+
+
+def test_detect_names_the_learned_map_it_used(tmp_path, capsys):
+    import json
+
+    f = _render(SPREAD[:2], "wood")
+    path = tmp_path / "table.png"
+    cv2.imwrite(str(path), f.image)
+    assert cli_main(["detect", str(path), "--json", "--detector", "map"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    card = json.loads((Path(__file__).resolve().parents[1] / "vision" / "models" / "cardmap.json").read_text())
+    assert obj["model"] == {"file": "cardmap.onnx", "version": card["version"]}
 
 
 def _with_exif_orientation(jpeg: bytes, orientation: int) -> bytes:

@@ -20,6 +20,9 @@ import numpy as np
 MODELS = Path(__file__).resolve().parent / "models"
 MAP_LONG_SIDE = 512  # the frame's long side as the network reads it (as it was trained)
 STRIDE = 32  # the network's input sides must be multiples of this
+# How far (map px) a card's core grows back over the boundary band it lost: the band is two
+# pixels wide, and a blurred one a little wider.
+GROWTH_STEPS = 4
 
 
 @dataclass(frozen=True)
@@ -84,25 +87,54 @@ def default_map() -> CardMap:
 
 
 def card_regions(reading: CardMapReading, min_area_px: float = 0.0) -> list[CardRegion]:
-    """One region per card the map sees: connected cores of interior off the boundary band,
-    each grown back over the band it lost (the band is two map pixels wide, one each side)."""
-    core = ((reading.interior > 0.5) & (reading.boundary < 0.5)).astype(np.uint8)
+    """One region per card the map sees. Cores (interior off the boundary band) tell cards apart,
+    touching ones too; each core then takes back the card pixels around it (geodesic growth
+    within the interior, a pixel a step, so two cards' growth meets on their shared boundary),
+    and the region's outline is the card's edge as the map places it."""
+    card = reading.interior > 0.5
+    core = (card & (reading.boundary < 0.5)).astype(np.uint8)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=4)
-    out = []
-    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
     min_map_area = max(4.0, min_area_px / reading.scale**2)
+    small = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] < 0.25 * min_map_area]
+    if small:
+        labels[np.isin(labels, small)] = 0  # specks of interior are no card's core
+    grown = labels.astype(np.float32)
+    kernel = np.ones((3, 3), np.uint8)
+    for _ in range(GROWTH_STEPS):
+        free = card & (grown == 0)
+        if not free.any():
+            break
+        grown = np.where(free, cv2.dilate(grown, kernel), grown)
+    grown = grown.astype(np.int32)
+    out = []
     for i in range(1, n):
-        x, y, w, h, a = stats[i]
-        if a < min_map_area * 0.5:
+        if i in small:
             continue
-        x0, y0 = max(0, x - 2), max(0, y - 2)
-        own = (labels[y0 : y + h + 2, x0 : x + w + 2] == i).astype(np.uint8)
-        grown = cv2.dilate(own, kernel)
-        contours, _ = cv2.findContours(grown, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        x, y, w, h, _ = stats[i]
+        pad = GROWTH_STEPS + 1
+        x0, y0 = max(0, x - pad), max(0, y - pad)
+        own = (grown[y0 : y + h + pad, x0 : x + w + pad] == i).astype(np.uint8)
+        contours, _ = cv2.findContours(own, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        if not contours:
+            continue
         cnt = max(contours, key=cv2.contourArea).reshape(-1, 2) + [x0, y0]
+        # The outline runs through the outermost card pixels' centres, half a pixel inside the
+        # edge: moved out by that half pixel.
+        cnt = _outward(cnt.astype(np.float64), 0.5)
         area = cv2.contourArea(cnt.astype(np.float32)) * reading.scale**2
         if area < min_area_px:
             continue
-        conf = float(reading.interior[labels == i].mean())
+        conf = float(reading.interior[grown == i].mean())
         out.append(CardRegion(reading.to_frame(cnt), float(area), conf))
     return out
+
+
+def _outward(cnt: np.ndarray, d: float) -> np.ndarray:
+    """The closed outline `cnt` (N x 2) with every point moved `d` along its outward normal."""
+    nxt, prv = np.roll(cnt, -1, axis=0), np.roll(cnt, 1, axis=0)
+    t = nxt - prv
+    n = np.stack([t[:, 1], -t[:, 0]], axis=1)
+    n /= np.maximum(np.linalg.norm(n, axis=1, keepdims=True), 1e-9)
+    # Outward for a contour of either orientation: the normal pointing away from its centre.
+    sign = np.sign(np.sum((cnt - cnt.mean(axis=0)) * n)) or 1.0
+    return cnt + sign * d * n

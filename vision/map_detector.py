@@ -13,20 +13,29 @@ import shapely
 
 from vision.cardmap import CardMap, CardMapReading, CardRegion, card_regions, default_map
 from vision.detector import CardCandidate, DetectorSettings, order_corners
-from vision.edges import refine_quad
+from vision.edges import corners_where_sides_meet, refine_quad
 from vision.table import TableMap
 
-# How far (map px) the edge fit may look from the map's outline for the card's edge: the map's
-# boundary is placed to about a map pixel; a little more covers a rounded corner's cut.
-REACH_MAP_PX = 1.6
+# How far (map px) the edge fit looks from the map's outline for the card's edge: first about
+# the map's own precision, so that a stronger edge printed a few mm inside the card (a back's
+# frame inside its white border) is out of reach; then closer, where a thin light rim's two
+# edges are both in reach and the fit cannot choose; then wider, for an outline the map drew less
+# sharply (blur, glare); and closest.
+REACHES_MAP_PX = (0.9, 0.5, 1.6, 0.3)
 # The fitted card must cover what the map calls this card, and the map must call what it covers
 # a card (this card, or one lying on it): a fit that ran off to another line (a printed frame
 # inside the card, a neighbour's edge, the table's edge) fails one or the other.
 REGION_COVERED = 0.85
 FIT_ON_CARDS = 0.8
+# How far (map px) a fitted corner may lie from what the map calls card: the map's outline is
+# placed to about a pixel; a corner further out is a side that ran off along another line.
+CORNER_OFF_MAP = 2.5
 # Longest long/short ratio of a card as the camera sees it: real cards reach 1.9 (tarot), and a
 # steep view stretches them further. The map decides what is a card; this only stops slivers.
 MAX_ASPECT = 3.0
+# A calibrated fit this close to the card's size (relative, both sides) is the card's own edge:
+# no other fit is tried (a camera's calibration and a card's cut hold its size to about 1 %).
+SIZE_SURE = 0.015
 # Two reports of one card (two regions of one card split by a printed line) overlap this much.
 SAME_CARD_IOU = 0.5
 
@@ -59,60 +68,107 @@ class MapCardDetector:
         min_side = max(self.settings.min_side_px, max(image.shape[:2]) / 70)
         found = []
         cards = ((reading.interior > 0.5) | (reading.boundary > 0.5)).astype(np.uint8)
+        off_cards = cv2.distanceTransform(1 - cards, cv2.DIST_L2, 3)
         for region in card_regions(reading, min_area_px=min_side**2):
-            c = self._card(image, region, reading, cards)
+            c = self._card(image, region, reading, cards, off_cards)
             if c is not None:
                 found.append(c)
         return _distinct(found)
 
     def _card(
-        self, image: np.ndarray, region: CardRegion, reading: CardMapReading, cards: np.ndarray
+        self,
+        image: np.ndarray,
+        region: CardRegion,
+        reading: CardMapReading,
+        cards: np.ndarray,
+        off_cards: np.ndarray,
     ) -> CardCandidate | None:
-        reach = max(3.0, REACH_MAP_PX * reading.scale)
+        """The card of one region: the first fit that passes, or with a calibration the fit
+        closest to the card's size (a frame printed a few mm inside the card passes the size
+        tolerance too, and the card's own edge is nearer its size)."""
+        s = self.settings
         outline = shapely.Polygon(region.contour).buffer(0)
-        for q in _rough_quads(region.contour):
-            fit = refine_quad(image, q, reach=reach, passes=2)
-            if fit is None:
-                continue
-            c = order_corners(fit.corners)
-            if not _plausible(c):
-                continue
-            p = shapely.Polygon(c)
-            if p.intersection(outline).area < REGION_COVERED * outline.area:
-                continue
-            if _share_on(cards, reading.to_map(c)) < FIT_ON_CARDS:
-                continue
-            order = _order_index(fit.corners)
-            sigma = fit.sigma_px[order]
-            score = float(region.confidence * fit.support)
-            if self.table is None:
-                return CardCandidate(c, sigma, score, fit)
-            mm = self.table.to_mm(c)
-            if not self._within_size(mm):
-                continue
-            return CardCandidate(c, sigma, score, fit, mm, np.asarray(self.table.sigma_mm(c, sigma)))
-        return None
+        best, best_off = None, np.inf
+        for r in REACHES_MAP_PX:
+            for q in _rough_quads(region.contour):
+                fit = refine_quad(image, q, reach=max(3.0, r * reading.scale), passes=2)
+                if fit is None:
+                    continue
+                # Each side straight and seen along enough of its length (an edge, not a speck).
+                if any(sd.support < s.min_support or sd.residual_px > s.max_residual_px for sd in fit.sides):
+                    continue
+                c = order_corners(fit.corners)
+                if not _plausible(c) or _off_map(off_cards, reading.to_map(c)) > CORNER_OFF_MAP:
+                    continue
+                if shapely.Polygon(c).intersection(outline).area < REGION_COVERED * outline.area:
+                    continue
+                if _share_on(cards, reading.to_map(c)) < FIT_ON_CARDS:
+                    continue
+                sigma = fit.sigma_px[_order_index(fit.corners)]
+                score = float(region.confidence * fit.support)
+                if self.table is None:
+                    return CardCandidate(c, sigma, score, fit)
+                mm = self.table.to_mm(c)
+                off = self._size_error(mm)
+                if off <= s.size_tolerance and off < best_off:
+                    sigma_mm = np.asarray(self.table.sigma_mm(c, sigma))
+                    best, best_off = CardCandidate(c, sigma, score, fit, mm, sigma_mm), off
+                    if off <= SIZE_SURE:
+                        return best
+        return best
 
-    def _within_size(self, corners_mm: np.ndarray) -> bool:
+    def _size_error(self, corners_mm: np.ndarray) -> float:
+        """The larger relative error of the fit's two side lengths against the card's."""
         s = np.linalg.norm(corners_mm - np.roll(corners_mm, -1, axis=0), axis=1)
         short, long = sorted(((s[0] + s[2]) / 2, (s[1] + s[3]) / 2))
         cs, cl = sorted(self.settings.card_size_mm)
-        tol = self.settings.size_tolerance
-        return abs(short / cs - 1) <= tol and abs(long / cl - 1) <= tol
+        return max(abs(short / cs - 1), abs(long / cl - 1))
 
 
 def _rough_quads(contour: np.ndarray) -> list[np.ndarray]:
-    """The region's outline as four corners: its hull's 4-vertex polygon, then its least box."""
+    """The region's outline as four corners, best first: straight lines fitted to the middle of
+    each side of its 4-vertex hull polygon, met at sharp corners (the map rounds a card's corners
+    off, so its vertices lie inside them, its sides do not); that polygon itself; its least box."""
     hull = cv2.convexHull(contour.astype(np.float32))
     peri = cv2.arcLength(hull, True)
     out = []
     for eps in (0.02, 0.04, 0.07):
         approx = cv2.approxPolyDP(hull, eps * peri, True)
         if len(approx) == 4:
-            out.append(order_corners(approx.reshape(4, 2)))
+            v = order_corners(approx.reshape(4, 2))
+            lines = _side_lines(contour, v)
+            if lines is not None:
+                q = corners_where_sides_meet(*lines)
+                if q is not None and np.abs(q - v).max() < 0.25 * peri / 4:
+                    out.append(q)
+            out.append(v)
             break
     out.append(order_corners(cv2.boxPoints(cv2.minAreaRect(hull))))
     return out
+
+
+def _side_lines(contour: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(point, direction) of a line through the outline's points along the middle 60 % of each
+    side v[i] -> v[i + 1]; None when a side has too few of them."""
+    pts = contour.astype(np.float64)
+    points, directions = [], []
+    for i in range(4):
+        a, b = v[i], v[(i + 1) % 4]
+        d = b - a
+        length = float(np.hypot(*d))
+        if length < 1e-6:
+            return None
+        d = d / length
+        rel = pts - a
+        t = rel @ d
+        off = np.abs(rel @ np.array([-d[1], d[0]]))
+        near = pts[(t > 0.2 * length) & (t < 0.8 * length) & (off < max(2.0, 0.08 * length))]
+        if len(near) < 3:
+            return None
+        vx, vy, x0, y0 = cv2.fitLine(near.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        points.append((x0, y0))
+        directions.append((vx, vy))
+    return np.array(points, np.float64), np.array(directions, np.float64)
 
 
 def _order_index(q: np.ndarray) -> np.ndarray:
@@ -127,6 +183,15 @@ def _plausible(c: np.ndarray) -> bool:
     s = np.linalg.norm(c - np.roll(c, -1, axis=0), axis=1)
     short, long = sorted(((s[0] + s[2]) / 2, (s[1] + s[3]) / 2))
     return short > 0 and long / short <= MAX_ASPECT
+
+
+def _off_map(off_cards: np.ndarray, q: np.ndarray) -> float:
+    """The furthest of the corners q (map px) from a pixel the map calls card (0 for those in
+    view on one; corners beyond the map's edge count from its nearest pixel)."""
+    h, w = off_cards.shape
+    i = np.clip(np.round(q[:, 1]).astype(int), 0, h - 1)
+    j = np.clip(np.round(q[:, 0]).astype(int), 0, w - 1)
+    return float(off_cards[i, j].max())
 
 
 def _share_on(mask: np.ndarray, q: np.ndarray) -> float:

@@ -24,7 +24,7 @@ class FrameReader:
         pawn_colors: PawnColors | None = None,
         settings: DetectorSettings | None = None,
         find_faces: bool = True,
-        detector: str = "map",
+        detector: str = "rules",
     ) -> None:
         if settings is None and table is not None:
             settings = DetectorSettings(card_size_mm=table.card_size_mm)

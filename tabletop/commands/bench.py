@@ -12,6 +12,8 @@ BENCHMARKS = {
     "renderer": "synthetic frame rendering, ms per frame at 720p and 1080p vs the bare lens remap",
     "vision": "card detector accuracy and speed on fresh rendered scenes vs an Otsu/approxPolyDP baseline",
     "real_photos": "the detector on real photos (../shared/real_photos) and 13 camera-like variants of them vs the same baseline",
+    "labelled_photos": "the detector on hand-labelled real photos of the test split, per source, vs the same baseline",
+    "randomised": "the detector on randomised renders (any cards, tables, clutter), no calibration, vs the same baseline",
     "calibration": "lens, table and projector accuracy on rendered views vs no lens step",
     "theplan": "complete random The Plan games/s (3 and 6 players) vs replaying their event logs",
     "masterplan": "random complete Master Plan games/s and commands/s (3 and 6 players) vs JSON-encoding their events",

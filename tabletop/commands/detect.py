@@ -38,6 +38,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="LIBRARY.npz",
         help="enrolled faces from 'tabletop enroll-faces' (default: the bundled art)",
     )
+    p.add_argument(
+        "--detector",
+        choices=("rules", "map"),
+        default="rules",
+        help="how cards are found: the hand-written rules (default) or the learned card map "
+        "(vision/models/cardmap.onnx; see its model card cardmap.json)",
+    )
     p.set_defaults(run=run)
 
     e = sub.add_parser(
@@ -100,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
         img = _load_image(path)
         size = (img.shape[1], img.shape[0])
         if size not in readers:
-            readers[size] = FrameReader(table=_table(args, size), faces=faces)
+            readers[size] = FrameReader(table=_table(args, size), faces=faces, detector=args.detector)
         try:
             reading = readers[size].read(img)
         except ValueError as exc:
