@@ -166,7 +166,28 @@ def run(split: str, photos: Path, detector: str, out=print) -> tuple[dict[str, S
     return ours, base
 
 
-def report(split: str, photos: Path, detector: str, out=print) -> int:
+def figures(scores: dict[str, Score]) -> dict:
+    """Per source and over all: photos, cards, recall, precision and corner RMS (px)."""
+    tot = Score()
+    out = {}
+    for src in sorted(scores):
+        tot.add(scores[src])
+        out[src] = _figures(scores[src])
+    out["all"] = _figures(tot)
+    return out
+
+
+def _figures(s: Score) -> dict:
+    return {
+        "photos": s.photos,
+        "cards": s.cards,
+        "recall": round(s.recall, 4),
+        "precision": round(s.precision, 4),
+        "corner_rms_px": round(s.rms_px, 3),
+    }
+
+
+def report(split: str, photos: Path, detector: str, out=print, card: Path | None = None) -> int:
     ours, base = run(split, photos, detector, out)
     if not ours:
         out(
@@ -188,6 +209,16 @@ def report(split: str, photos: Path, detector: str, out=print) -> int:
         f"ratios: recall {tot.recall / max(btot.recall, 1e-9):.2f}x the baseline's,"
         f" precision {tot.precision / max(btot.precision, 1e-9):.2f}x"
     )
+    if card is not None:
+        # The weights' own card records what they scored, and how to score them again.
+        d = json.loads(card.read_text())
+        d.setdefault("test", {})[split] = {
+            "command": f"python -m bench.labelled_photos --split {split} --detector map",
+            "map": figures(ours),
+            "otsu_baseline": figures(base),
+        }
+        card.write_text(json.dumps(d, indent=1) + "\n")
+        out(f"figures written to {card}")
     return 0
 
 
@@ -197,9 +228,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--photos", type=Path, default=DEFAULT_PHOTOS, help="folder holding the photos")
     ap.add_argument("--detector", default="map", choices=("map", "rules"))
     ap.add_argument("--quick", action="store_true", help="(every photo is read; kept for `tabletop bench`)")
+    ap.add_argument(
+        "--write-card", action="store_true", help="record the map's figures in its model card (vision/models/cardmap.json)"
+    )
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
-    return report(args.split, args.photos, args.detector)
+    card = ROOT / "vision" / "models" / "cardmap.json" if args.write_card and args.detector == "map" else None
+    return report(args.split, args.photos, args.detector, card=card)
 
 
 if __name__ == "__main__":
