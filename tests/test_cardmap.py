@@ -31,7 +31,7 @@ def test_weights_ship_with_their_model_card():
     m = default_map()
     assert m.path.stat().st_size < 10 * 2**20
     card = m.card
-    for key in ("version", "network", "training_command", "data", "validation_log"):
+    for key in ("version", "network", "training_commands", "data", "validation_log"):
         assert key in card, key
     assert set(card["data"]["test_sources_never_trained_or_tuned_on"]).isdisjoint(
         card["data"]["real_photos_train_sources"]

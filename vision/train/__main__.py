@@ -166,25 +166,34 @@ def write_card(state: dict, path: Path) -> None:
     args = state["args"]
     old = json.loads(path.read_text()) if path.exists() else {}
     splits = _splits()
+    runs = state.get("runs", [])
+    version = f"{time.strftime('%Y%m%d')}-step{state['step']}"
     card = {
-        "version": f"{time.strftime('%Y%m%d')}-step{state['step']}",
+        "version": version,
         "network": f"U-Net, widths {list(state['widths'])}, input BGR 0..255 with long side {MAP_LONG_SIDE} px "
         "(sides multiples of 32), output logits (interior, boundary) at half resolution",
-        "training_command": "python -m vision.train "
-        + " ".join(f"--{k.replace('_', '-')} {v}" for k, v in args.items() if k not in ("export", "out")),
+        # One command per run; each later one resumed the weights of the one before.
+        "training_commands": [_command(r["args"]) for r in runs] or [_command(args)],
         "data": {
             "randomised_renders": f"vision.synthetic.randomised seeds 0..{args['renders'] - 1}",
             "project_renders": f"vision.train.data.project_render_example seeds {PROJECT_SEED}..{PROJECT_SEED + args['project_renders'] - 1}",
             "real_photos_train_sources": splits["train"],
+            "real_photos_trained_on_per_run": [r["train_photos"] for r in runs],
             "validation": f"renders seeds {VALIDATION_SEED}.. and the validation sources {splits['validation']}",
             "test_sources_never_trained_or_tuned_on": splits["test"],
         },
         "validation_log": state["log"],
         # Kept from the card before: figures a bench run wrote for these weights' predecessors are
         # dropped, as they no longer hold.
-        "test": old.get("test", {}) if old.get("version") == f"{time.strftime('%Y%m%d')}-step{state['step']}" else {},
+        "test": old.get("test", {}) if old.get("version") == version else {},
     }
     path.write_text(json.dumps(card, indent=1) + "\n")
+
+
+def _command(args: dict) -> str:
+    return "python -m vision.train " + " ".join(
+        f"--{k.replace('_', '-')} {v}" for k, v in args.items() if k not in ("export", "out")
+    )
 
 
 def _splits() -> dict[str, list[str]]:
@@ -200,12 +209,12 @@ def train(args: argparse.Namespace) -> None:
     ckpt = out / "checkpoint.pt"
     model = CardMapNet()
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
-    step, log = 0, []
+    step, log, runs = 0, [], []
     if ckpt.exists():
         state = torch.load(ckpt, map_location="cpu", weights_only=False)
         model.load_state_dict(state["model"])
         opt.load_state_dict(state["optimizer"])
-        step, log = state["step"], state["log"]
+        step, log, runs = state["step"], state["log"], state.get("runs", [])
         print(f"resumed at step {step}")
     t0 = time.time()
     seeds = list(range(args.renders)) + list(range(PROJECT_SEED, PROJECT_SEED + args.project_renders))
@@ -222,6 +231,14 @@ def train(args: argparse.Namespace) -> None:
     vrng = np.random.default_rng(VALIDATION_SEED)
     val_real = [photo_example(p, vrng) for p in val_photos]
     print(f"real photos: {len(train_photos)} train, {len(val_photos)} validation")
+    # What this run (one resumption of the weights' training) was given, for the model card.
+    runs = runs + [
+        {
+            "from_step": step,
+            "args": {k: v for k, v in vars(args).items() if k != "export"},
+            "train_photos": [f"{p.source}/{p.image_path.name}" for p in train_photos],
+        }
+    ]
     rng = np.random.default_rng([args.seed, step])
     model.train()
     while step < args.steps:
@@ -261,6 +278,7 @@ def train(args: argparse.Namespace) -> None:
                     "log": log,
                     "widths": model.widths,
                     "args": vars(args),
+                    "runs": runs,
                 },
                 ckpt,
             )
