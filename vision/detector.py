@@ -704,7 +704,7 @@ class CardDetector:
             inside, outside = _outline_colours(image, c, short)
             ok = _one_polarity(outside - inside) and not _a_hole(inside, outside, self._table_colour)
         if ok:
-            order = _order_index(c)
+            order = corner_order(c)
             out.append(
                 CardCandidate(
                     corners_px=c[order],
@@ -901,7 +901,7 @@ class CardDetector:
     ) -> CardCandidate:
         """The candidate for corners q (px) with sigmas `sigma_px`, in the candidates' corner
         order, with its corners and sigmas on the table."""
-        order = _order_index(q)
+        order = corner_order(q)
         return CardCandidate(
             corners_px=q[order],
             sigma_px=sigma_px[order],
@@ -2256,7 +2256,7 @@ class CardDetector:
                 if fitted:
                     out.append(max(fitted, key=lambda f: f.score))
                     continue
-                order = _order_index(q)
+                order = corner_order(q)
                 # An inner side lies within the gap: its place is known to half the gap.
                 sigma = np.full(
                     4, float(np.max(fit.sigma_px)) + max(g, 0.5) / 2 / float(np.mean(self.table.mm_per_px(q)))
@@ -2620,7 +2620,8 @@ def _beyond_frame(a: np.ndarray, b: np.ndarray, shape: tuple[int, ...]) -> bool:
     return bool(_beyond_points(a + _MIDDLE * (b - a), shape).all())
 
 
-def _order_index(q: np.ndarray) -> np.ndarray:
+def corner_order(q: np.ndarray) -> np.ndarray:
+    """The indices that put q's corners in `order_corners`' order (clockwise from the top-left)."""
     c = q.mean(axis=0)
     ang = np.arctan2(q[:, 1] - c[1], q[:, 0] - c[0])
     idx = np.argsort(ang)

@@ -12,15 +12,14 @@ import numpy as np
 import shapely
 
 from vision.cardmap import CardMap, CardMapReading, CardRegion, card_regions, default_map
-from vision.detector import CardCandidate, DetectorSettings, order_corners
+from vision.detector import CardCandidate, DetectorSettings, corner_order, order_corners
 from vision.edges import corners_where_sides_meet, refine_quad
 from vision.table import TableMap
 
-# How far (map px) the edge fit looks from the map's outline for the card's edge: first about
-# the map's own precision, so that a stronger edge printed a few mm inside the card (a back's
-# frame inside its white border) is out of reach; then closer, where a thin light rim's two
-# edges are both in reach and the fit cannot choose; then wider, for an outline the map drew less
-# sharply (blur, glare); and closest.
+# How far (map px) the edge fit looks from the map's outline for the card's edge, in turn: about
+# the map's own precision (a stronger edge printed a few mm inside the card, a back's frame inside
+# its white border, stays out of reach); half that (a thin light rim's two edges, both in reach,
+# leave the fit no choice); wider (an outline the map drew less sharply: blur, glare); closest.
 REACHES_MAP_PX = (0.9, 0.5, 1.6, 0.3)
 # The fitted card must cover what the map calls this card, and the map must call what it covers
 # a card (this card, or one lying on it): a fit that ran off to another line (a printed frame
@@ -97,14 +96,15 @@ class MapCardDetector:
                 # Each side straight and seen along enough of its length (an edge, not a speck).
                 if any(sd.support < s.min_support or sd.residual_px > s.max_residual_px for sd in fit.sides):
                     continue
-                c = order_corners(fit.corners)
+                order = corner_order(fit.corners)
+                c = fit.corners[order]
                 if not _plausible(c) or _off_map(off_cards, reading.to_map(c)) > CORNER_OFF_MAP:
                     continue
                 if shapely.Polygon(c).intersection(outline).area < REGION_COVERED * outline.area:
                     continue
                 if _share_on(cards, reading.to_map(c)) < FIT_ON_CARDS:
                     continue
-                sigma = fit.sigma_px[_order_index(fit.corners)]
+                sigma = fit.sigma_px[order]
                 score = float(region.confidence * fit.support)
                 if self.table is None:
                     return CardCandidate(c, sigma, score, fit)
@@ -169,12 +169,6 @@ def _side_lines(contour: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndar
         points.append((x0, y0))
         directions.append((vx, vy))
     return np.array(points, np.float64), np.array(directions, np.float64)
-
-
-def _order_index(q: np.ndarray) -> np.ndarray:
-    """The permutation that `order_corners` applies to q."""
-    o = order_corners(q)
-    return np.array([int(np.argmin(np.abs(q - p).sum(axis=1))) for p in o])
 
 
 def _plausible(c: np.ndarray) -> bool:
