@@ -25,10 +25,11 @@ import numpy as np
 import shapely
 
 from bench.vision import baseline_detect
+from vision.pipeline import card_detector
+from vision.train.data import PHOTOS, labelled_photos
+from vision.train.splits import load as load_splits
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / "data" / "real_photos"
-DEFAULT_PHOTOS = Path("/work/real_cache")
 MATCH_IOU = 0.8
 
 
@@ -112,33 +113,9 @@ def score_photo(cards: list[np.ndarray], ignore: list[np.ndarray], found: list[n
     return s
 
 
-def splits() -> dict[str, list[str]]:
-    return json.loads((DATA / "splits.json").read_text())
-
-
-def labelled(split: str, photos: Path) -> list[tuple[str, Path, dict]]:
-    """(source, photo path, label) of every checked label of `split` whose photo is here."""
-    sources = set(splits()[split])
-    out = []
-    for p in sorted((DATA / "labels").glob("*/*.json")):
-        if p.parent.name not in sources:
-            continue
-        d = json.loads(p.read_text())
-        if d.get("checked") and (photos / d["image"]).exists():
-            out.append((p.parent.name, photos / d["image"], d))
-    return out
-
-
 def make_detector(kind: str):
     """`detect(image) -> [4 x 2 corners]` of the chosen detector."""
-    if kind == "map":
-        from vision.map_detector import MapCardDetector
-
-        d = MapCardDetector()
-    else:
-        from vision.detector import CardDetector
-
-        d = CardDetector()
+    d = card_detector(kind)
     return lambda img: [c.corners_px for c in d.detect(img)]
 
 
@@ -147,13 +124,12 @@ def run(split: str, photos: Path, detector: str, out=print) -> tuple[dict[str, S
     detect = make_detector(detector)
     ours: dict[str, Score] = {}
     base: dict[str, Score] = {}
-    for source, path, d in labelled(split, photos):
-        img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    for photo in labelled_photos(photos, set(load_splits()[split])):
+        img = cv2.imread(str(photo.image_path), cv2.IMREAD_COLOR)
         if img is None:
-            out(f"{path}: not a readable image, skipped")
+            out(f"{photo.image_path}: not a readable image, skipped")
             continue
-        cards = [np.asarray(c["corners"]) for c in d["cards"]]
-        ignore = [np.asarray(p["polygon"]) for p in d.get("ignore", [])]
+        source, cards, ignore = photo.source, photo.cards, photo.ignore
         t0 = time.perf_counter()
         got = detect(img)
         t1 = time.perf_counter()
@@ -225,7 +201,7 @@ def report(split: str, photos: Path, detector: str, out=print, card: Path | None
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.labelled_photos", description=__doc__.splitlines()[0])
     ap.add_argument("--split", default="test", choices=("train", "validation", "test"))
-    ap.add_argument("--photos", type=Path, default=DEFAULT_PHOTOS, help="folder holding the photos")
+    ap.add_argument("--photos", type=Path, default=PHOTOS, help="folder holding the photos")
     ap.add_argument("--detector", default="map", choices=("map", "rules"))
     ap.add_argument("--quick", action="store_true", help="(every photo is read; kept for `tabletop bench`)")
     ap.add_argument(

@@ -206,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--photos",
         type=Path,
-        default=labelled_photos.DEFAULT_PHOTOS,
+        default=labelled_photos.PHOTOS,
         help="folder holding the real photos (data/real_photos/README.md)",
     )
     args = ap.parse_args(argv)

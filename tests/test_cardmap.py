@@ -4,27 +4,23 @@ checked by eye, data/real_photos/labels). No figure here comes from the code und
 
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
-from bench.labelled_photos import labelled, score_photo
+from bench.labelled_photos import score_photo
 from bench.vision import POSE
 from vision.cardmap import CardMap, default_map
 from vision.map_detector import MapCardDetector
 from vision.synthetic import Camera, Renderer, random_conditions, random_scene
 from vision.table import TableMap
+from vision.train.data import PHOTOS, labelled_photos
+from vision.train.splits import load as load_splits
 
 ROOT = Path(__file__).resolve().parents[1]
-LABELS = ROOT / "data" / "real_photos" / "labels"
 SHARED = ROOT.parent / "shared" / "real_photos"
-# The real photos of the data set are not in the repository; where a session rebuilt them
-# (data/real_photos/README.md), the test split is read too.
-PHOTOS = Path(os.environ.get("TABLETOP_PHOTOS", "/work/real_cache"))
 
 
 def test_weights_ship_with_their_model_card():
@@ -69,11 +65,9 @@ def test_project_cards_on_a_calibrated_table(seed):
 def _photo_scores(photos: list[tuple[str, Path, dict]]):
     det = MapCardDetector()
     out = []
-    for _, path, d in photos:
-        img = cv2.imread(str(path), cv2.IMREAD_COLOR)
-        cards = [np.asarray(c["corners"]) for c in d["cards"]]
-        ignore = [np.asarray(p["polygon"]) for p in d.get("ignore", [])]
-        out.append(score_photo(cards, ignore, [c.corners_px for c in det.detect(img)]))
+    for p in photos:
+        img = cv2.imread(str(p.image_path), cv2.IMREAD_COLOR)
+        out.append(score_photo(p.cards, p.ignore, [c.corners_px for c in det.detect(img)]))
     return out
 
 
@@ -81,11 +75,7 @@ def test_real_photos_in_ci():
     # The project's shared photos (SET on wood, Magic cards on white) with their hand labels.
     # They are in the train split: this shows the product on real pixels in CI; the honest
     # figures are the test split's (below, and `python -m bench.labelled_photos`).
-    photos = []
-    for p in sorted((LABELS / "vimalloc_set-solver").glob("*.json")):
-        d = json.loads(p.read_text())
-        if (SHARED / d["image"]).exists():
-            photos.append(("vimalloc_set-solver", SHARED / d["image"], d))
+    photos = labelled_photos(SHARED, {"vimalloc_set-solver"})
     if not photos:
         pytest.skip(f"the shared photos are not at {SHARED}")
     scores = _photo_scores(photos[:3])
@@ -98,12 +88,12 @@ def test_real_photos_in_ci():
 
 
 def test_real_photos_of_the_test_split():
-    photos = labelled("test", PHOTOS)
+    photos = labelled_photos(PHOTOS, set(load_splits()["test"]))
     if not photos:
         pytest.skip(f"the test split's photos are not under {PHOTOS} (data/real_photos/README.md)")
     by_source: dict[str, list] = {}
     for p in photos:
-        by_source.setdefault(p[0], []).append(p)
+        by_source.setdefault(p.source, []).append(p)
     # Two photos of each source: the map holds on tables it never saw.
     scores = _photo_scores([p for ps in by_source.values() for p in ps[:2]])
     found = sum(s.found for s in scores)

@@ -35,12 +35,12 @@ import shapely
 
 from vision.detector import CardDetector, order_corners
 from vision.edges import refine_quad
+from vision.train.data import DATA, LABELS, PHOTOS
+from vision.train.photos import SHARED
 
-REPO = Path(__file__).resolve().parents[1]
-LABELS = REPO / "data" / "real_photos" / "labels"
 # The detector's draft for each photo, as proposed (for its recall on real photos; see `recall`).
-DRAFTS = REPO / "data" / "real_photos" / "drafts"
-IMAGE_ROOTS = (Path("/work/shared/real_photos"), Path("/work/real_cache"))
+DRAFTS = DATA / "drafts"
+IMAGE_ROOTS = (SHARED, PHOTOS)
 WHYS = ("cut by frame", "deck", "fan", "blurred")
 # Sharp corners of a rounded card may lie a little outside the frame (px).
 OUTSIDE_MARGIN_PX = 3.0
@@ -403,7 +403,7 @@ def _store(path: Path, label: dict[str, Any], unchecked: bool = True) -> None:
     for p in label_problems(label):
         print(f"  ! {p}")
     print(
-        f"{f.relative_to(REPO) if f.is_relative_to(REPO) else f}: {len(label['cards'])} cards, "
+        f"{f.relative_to(DATA.parents[1]) if f.is_relative_to(DATA.parents[1]) else f}: {len(label['cards'])} cards, "
         f"{len(label['ignore'])} ignored, checked={label['checked']}"
     )
 

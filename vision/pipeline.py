@@ -28,12 +28,7 @@ class FrameReader:
     ) -> None:
         if settings is None and table is not None:
             settings = DetectorSettings(card_size_mm=table.card_size_mm)
-        if detector == "map":
-            from vision.map_detector import MapCardDetector
-
-            self.detector = MapCardDetector(settings, table)
-        else:
-            self.detector = CardDetector(settings, table)
+        self.detector = card_detector(detector, settings, table)
         self.table = table
         self.faces = faces if faces is not None else (FaceLibrary.default() if find_faces else None)
         self.pawn_colors = pawn_colors or PawnColors()
@@ -95,6 +90,20 @@ class FrameReader:
             pawns.append(PawnSeen(p.color, p.center_px, mm, p.card_index))
         h, w = image.shape[:2]
         return FrameReading(w, h, (time.perf_counter() - t0) * 1e3, tuple(cards), tuple(pawns))
+
+
+def card_detector(
+    kind: str = "rules", settings: DetectorSettings | None = None, table: TableMap | None = None
+) -> CardDetector:
+    """The card detector by name: "rules" (hand-written, the default while the map is weaker) or
+    "map" (the learned card map, `vision.map_detector`). Both answer `detect(image)` alike."""
+    if kind == "map":
+        from vision.map_detector import MapCardDetector  # (loads the network only when asked)
+
+        return MapCardDetector(settings, table)  # type: ignore[return-value]
+    if kind != "rules":
+        raise ValueError(f"no card detector called {kind!r}; choose rules or map")
+    return CardDetector(settings, table)
 
 
 def check_image(image: object) -> None:

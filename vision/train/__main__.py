@@ -26,6 +26,7 @@ from torch.nn import functional as F
 from vision.cardmap import MAP_LONG_SIDE
 from vision.train.data import (
     INPUT_SIZE,
+    PHOTOS,
     Example,
     augment,
     labelled_photos,
@@ -34,6 +35,7 @@ from vision.train.data import (
     render_example,
 )
 from vision.train.model import CardMapNet
+from vision.train.splits import load as load_splits
 from vision.train.targets import MapTargets
 
 # Seeds of the project's own renderer's frames in training, and of the validation frames (both
@@ -41,7 +43,6 @@ from vision.train.targets import MapTargets
 PROJECT_SEED = 20_000_000
 VALIDATION_SEED = 50_000_000
 ROOT = Path(__file__).resolve().parents[2]
-DATA = ROOT / "data" / "real_photos"
 MODEL = ROOT / "vision" / "models" / "cardmap.onnx"
 BOUNDARY_WEIGHT = 4.0  # boundary pixels are few, and missing one merges two cards
 WARMUP_STEPS = 200
@@ -165,7 +166,7 @@ def write_card(state: dict, path: Path) -> None:
     """The model card beside the weights: what it was trained on, how, and how it scored."""
     args = state["args"]
     old = json.loads(path.read_text()) if path.exists() else {}
-    splits = _splits()
+    splits = load_splits()
     runs = state.get("runs", [])
     version = f"{time.strftime('%Y%m%d')}-step{state['step']}"
     card = {
@@ -196,11 +197,6 @@ def _command(args: dict) -> str:
     )
 
 
-def _splits() -> dict[str, list[str]]:
-    p = DATA / "splits.json"
-    return json.loads(p.read_text()) if p.exists() else {"train": [], "validation": [], "test": []}
-
-
 def train(args: argparse.Namespace) -> None:
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
@@ -224,10 +220,10 @@ def train(args: argparse.Namespace) -> None:
     print(f"{len(pool)} renders in {time.time() - t0:.0f} s")
     landscape = [p for p in pool if p[0].shape[1] > p[0].shape[0]]
     portrait = [p for p in pool if p[0].shape[1] < p[0].shape[0]]
-    splits = _splits()
+    splits = load_splits()
     photos_dir = Path(args.photos)
-    train_photos = labelled_photos(DATA / "labels", photos_dir, set(splits["train"]))
-    val_photos = labelled_photos(DATA / "labels", photos_dir, set(splits["validation"]))
+    train_photos = labelled_photos(photos_dir, set(splits["train"]))
+    val_photos = labelled_photos(photos_dir, set(splits["validation"]))
     vrng = np.random.default_rng(VALIDATION_SEED)
     val_real = [photo_example(p, vrng) for p in val_photos]
     print(f"real photos: {len(train_photos)} train, {len(val_photos)} validation")
@@ -296,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
         "--project-renders", type=int, default=600, help="frames of the project's own renderer in the pool"
     )
     ap.add_argument("--real-share", type=float, default=0.3, help="share of training frames from real photos")
-    ap.add_argument("--photos", default="/work/real_cache", help="folder holding the real photos")
+    ap.add_argument("--photos", default=str(PHOTOS), help="folder holding the real photos")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--crop", type=float, default=0.75, help="train on windows of this share of each side")
     ap.add_argument("--pool-cache", default="", help="an .npz to keep the rendered pool in between runs")

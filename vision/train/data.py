@@ -4,6 +4,7 @@ into (image, targets) at the network's input size."""
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,6 +13,11 @@ import numpy as np
 
 from vision.train.targets import MapTargets, instances_from_quads, targets_from_instances
 
+DATA = Path(__file__).resolve().parents[2] / "data" / "real_photos"  # manifest, labels, splits
+LABELS = DATA / "labels"
+# The photos themselves are not in the repository (data/real_photos/README.md): where this
+# machine keeps them.
+PHOTOS = Path(os.environ.get("TABLETOP_PHOTOS", "/work/real_cache"))
 INPUT_SIZE = (512, 384)  # (width, height) of a training frame: a camera frame's long side as the map reads it
 
 
@@ -90,8 +96,10 @@ class LabelledPhoto:
         )
 
 
-def labelled_photos(labels: Path, images: Path, sources: set[str] | None = None) -> list[LabelledPhoto]:
-    """Every checked label whose photo is on this machine (the photos are not in the repository)."""
+def labelled_photos(
+    images: Path = PHOTOS, sources: set[str] | None = None, labels: Path = LABELS
+) -> list[LabelledPhoto]:
+    """Every checked label (of `sources`) whose photo is under `images`."""
     out = []
     for p in sorted(labels.glob("*/*.json")):
         if sources is not None and p.parent.name not in sources:

@@ -27,7 +27,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-MANIFEST = Path(__file__).resolve().parents[2] / "data" / "real_photos" / "SOURCES.tsv"
+from vision.train.data import DATA
+
+MANIFEST = DATA / "SOURCES.tsv"
 # The shared folder sits beside the clone (/work/shared next to /work/main), not inside it.
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "real_photos"
 LONG_SIDE = 1600

@@ -9,12 +9,13 @@ both). The photos earlier detectors were tuned on (the project's shared photos) 
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import json
-from pathlib import Path
 
-DATA = Path(__file__).resolve().parents[2] / "data" / "real_photos"
+from vision.train.data import DATA
+from vision.train.photos import MANIFEST, read_manifest
+
+SPLITS = DATA / "splits.json"
 # Sources the hand-written detector was tuned on: never an honest test.
 TUNED_ON = {"vimalloc__set-solver", "tmikonen__magic_card_detector"}
 # Repositories that are one source (a fork with the same author's photos): split together.
@@ -53,15 +54,18 @@ def assign(sources: list[str], before: dict[str, list[str]] | None = None) -> di
     return {k: sorted(v) for k, v in out.items()}
 
 
+def load() -> dict[str, list[str]]:
+    """The sources of each split, as given (empty splits before any was given)."""
+    return json.loads(SPLITS.read_text()) if SPLITS.exists() else {"train": [], "validation": [], "test": []}
+
+
 def sources() -> list[str]:
-    with open(DATA / "SOURCES.tsv", newline="") as f:
-        return sorted({row["image"].split("/")[0] for row in csv.DictReader(f, delimiter="\t")})
+    return sorted({row.source for row in read_manifest(MANIFEST)})
 
 
 def main() -> int:
-    path = DATA / "splits.json"
-    split = assign(sources(), json.loads(path.read_text()) if path.exists() else None)
-    path.write_text(json.dumps(split, indent=1) + "\n")
+    split = assign(sources(), load())
+    SPLITS.write_text(json.dumps(split, indent=1) + "\n")
     for k, v in split.items():
         print(f"{k}: {len(v)} sources: {', '.join(v)}")
     return 0
