@@ -95,9 +95,9 @@ def card_regions(reading: CardMapReading, min_area_px: float = 0.0) -> list[Card
     core = (card & (reading.boundary < 0.5)).astype(np.uint8)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=4)
     min_map_area = max(4.0, min_area_px / reading.scale**2)
-    small = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] < 0.25 * min_map_area]
+    small = {i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] < 0.25 * min_map_area}
     if small:
-        labels[np.isin(labels, small)] = 0  # specks of interior are no card's core
+        labels[np.isin(labels, list(small))] = 0  # specks of interior are no card's core
     grown = labels.astype(np.float32)
     kernel = np.ones((3, 3), np.uint8)
     for _ in range(GROWTH_STEPS):
@@ -106,6 +106,9 @@ def card_regions(reading: CardMapReading, min_area_px: float = 0.0) -> list[Card
             break
         grown = np.where(free, cv2.dilate(grown, kernel), grown)
     grown = grown.astype(np.int32)
+    # Each region's mean interior probability, all regions in one pass over the map.
+    sums = np.bincount(grown.ravel(), weights=reading.interior.ravel(), minlength=n)
+    counts = np.bincount(grown.ravel(), minlength=n)
     out = []
     for i in range(1, n):
         if i in small:
@@ -124,7 +127,7 @@ def card_regions(reading: CardMapReading, min_area_px: float = 0.0) -> list[Card
         area = cv2.contourArea(cnt.astype(np.float32)) * reading.scale**2
         if area < min_area_px:
             continue
-        conf = float(reading.interior[grown == i].mean())
+        conf = float(sums[i] / max(counts[i], 1))
         out.append(CardRegion(reading.to_frame(cnt), float(area), conf))
     return out
 

@@ -140,7 +140,7 @@ def _convex(q: np.ndarray) -> bool:
     return all(c > 0 for c in cross) or all(c < 0 for c in cross)
 
 
-def _side_lengths(q: np.ndarray) -> tuple[float, float]:
+def side_lengths(q: np.ndarray) -> tuple[float, float]:
     """(short, long) edge of a quad: the means of its opposite sides."""
     p = _points(q)
     s = [math.hypot(p[(i + 1) % 4][0] - p[i][0], p[(i + 1) % 4][1] - p[i][1]) for i in range(4)]
@@ -340,7 +340,7 @@ class CardDetector:
                     unions.append(cnt)
                     for q in _rough_quads(cnt, hollow=True):
                         q = order_corners(q)
-                        short, long = _side_lengths(q)
+                        short, long = side_lengths(q)
                         if short * scale >= min_side and lo_aspect < long / max(short, 1e-6) < hi_aspect:
                             frames.append(q * scale + (scale - 1) / 2)
                     if self.table is not None and _at_frame_edge(cnt, small.shape):
@@ -355,7 +355,7 @@ class CardDetector:
                 blobs.append(cnt)
                 for q in quads:
                     q = order_corners(q)
-                    short, long = _side_lengths(q)
+                    short, long = side_lengths(q)
                     if short * scale < min_side:
                         continue
                     qf = q * scale + (scale - 1) / 2
@@ -470,7 +470,7 @@ class CardDetector:
         in view of a card running off the frame, or of a frame printed on one: a good share of a
         card, no more (not a strip of wood grain along the frame's edge)."""
         es, el = self._expected_card_px([], q.mean(axis=0))
-        short, long = _side_lengths(q)
+        short, long = side_lengths(q)
         return bool(
             short > 0.3 * es
             and long < 1.1 * el
@@ -511,7 +511,7 @@ class CardDetector:
             return False
         if c.corners_mm is None:
             return True
-        ms, ml = _side_lengths(c.corners_mm)
+        ms, ml = side_lengths(c.corners_mm)
         cs, cl = sorted(self.settings.card_size_mm)
         return ms > 0.98 * cs or ml > 0.98 * cl
 
@@ -525,7 +525,7 @@ class CardDetector:
         return not c.placed_by_size and self._full_size(c)
 
     def _full_size_mm(self, corners_mm: np.ndarray) -> bool:
-        ms, ml = _side_lengths(corners_mm)
+        ms, ml = side_lengths(corners_mm)
         cs, cl = sorted(self.settings.card_size_mm)
         return abs(ms / cs - 1) < 0.02 and abs(ml / cl - 1) < 0.02
 
@@ -535,7 +535,7 @@ class CardDetector:
         if c.corners_mm is None:
             return False
         cs, cl = sorted(self.settings.card_size_mm)
-        ms, ml = _side_lengths(c.corners_mm)
+        ms, ml = side_lengths(c.corners_mm)
         return abs(ms / cs - ml / cl) < 0.03
 
     # ------------------------------------------------------------------------------------------
@@ -602,7 +602,7 @@ class CardDetector:
             or np.mean(support) < s.mean_support_sized
         ):
             return []
-        short, long = _side_lengths(c)
+        short, long = side_lengths(c)
         if short < s.min_side_px:
             return []
         if max(sd.residual_px for sd in trusted) > s.max_residual_px * max(1.0, short / 150):
@@ -616,7 +616,7 @@ class CardDetector:
             c, corners_mm = self._at_ramp_feet(c, corners_mm, fit)
             if weak and not self._full_size_mm(corners_mm):
                 return []
-            ms, ml = _side_lengths(corners_mm)
+            ms, ml = side_lengths(corners_mm)
             cs, cl = sorted(s.card_size_mm)
             # A card lies flat: on the table it is a rectangle. A corner far from square means a
             # side fitted to something else (a neighbour's shadow, a grain line, a pawn's edge).
@@ -795,7 +795,7 @@ class CardDetector:
         """`_outline_colours`' colours just outside a candidate's sides (4 x C), once per frame:
         `_table_around` asks them of every card found, several times a frame."""
         q = c.corners_px
-        return self._once(lambda: _outline_colours(image, q, _side_lengths(q)[0])[1], "outside", c, image)
+        return self._once(lambda: _outline_colours(image, q, side_lengths(q)[0])[1], "outside", c, image)
 
     def _across_rim(self, image: np.ndarray, g: CardCandidate) -> CardCandidate | None:
         """The card of a calibrated fit `g` that has a side on the inner edge of the card's rim
@@ -871,7 +871,7 @@ class CardDetector:
         if max(_corner_skew_deg(c_mm, k) for k in range(4)) > s.max_skew_deg:
             return []
         cs, cl = sorted(s.card_size_mm)
-        ms, ml = _side_lengths(c_mm)
+        ms, ml = side_lengths(c_mm)
         borders = ((cs - ms) / 2, (cl - ml) / 2)
         # An even border round the frame: the frame centred on the card, which then places it.
         if not (0.25 * s.border_mm < min(borders) and max(borders) < 2 * s.border_mm):
@@ -914,7 +914,7 @@ class CardDetector:
 
     def _within_size(self, corners_mm: np.ndarray) -> bool:
         """Both sides of a calibrated fit within the size tolerance of the card's."""
-        ms, ml = _side_lengths(corners_mm)
+        ms, ml = side_lengths(corners_mm)
         cs, cl = sorted(self.settings.card_size_mm)
         return (
             abs(ms / cs - 1) <= self.settings.size_tolerance
@@ -1007,7 +1007,7 @@ class CardDetector:
         q = got[0]
         if not _well_in_view(q[[k, (k + 1) % 4]], image.shape):
             return None  # a side out of view: a card cut by the frame (`_cut_by_frame`)
-        inside, outside = _outline_colours(image, q, _side_lengths(q)[0])
+        inside, outside = _outline_colours(image, q, side_lengths(q)[0])
         if not _one_polarity(np.delete(outside - inside, k, axis=0)) or _more_table_inside(
             image, q, self._table_colour
         ):
@@ -1184,7 +1184,7 @@ class CardDetector:
         lo_a, hi_a = self.settings.aspect_range_px
         if loose:
             lo_a, hi_a = 0.9 * lo_a, 1.1 * hi_a
-        short, long = _side_lengths(c)
+        short, long = side_lengths(c)
         return lo_a <= long / short <= hi_a or lo_a <= _rectified_aspect(c, shape) <= hi_a
 
     def _select(self, cands: list[CardCandidate], image: np.ndarray) -> list[CardCandidate]:
@@ -1233,7 +1233,7 @@ class CardDetector:
         off = [
             0.0
             if c.corners_mm is None
-            else max(abs(a / b - 1) for a, b in zip(_side_lengths(c.corners_mm), (cs, cl)))
+            else max(abs(a / b - 1) for a, b in zip(side_lengths(c.corners_mm), (cs, cl)))
             for c in cands
         ]
         order = sorted(
@@ -1313,7 +1313,7 @@ class CardDetector:
             if self.table is not None:
                 # A frame printed on a card: a good part of the card, no larger than it.
                 es, el = self._expected_card_px([], ctr)
-                short, long = _side_lengths(q)
+                short, long = side_lengths(q)
                 if not (0.5 * es < short < 1.1 * es and 0.5 * el < long < 1.1 * el):
                     continue
             if any(
@@ -1407,7 +1407,7 @@ class CardDetector:
                 if any(np.max(np.abs(box - o)) < 2 for o in done):
                     continue
                 done.append(box)
-                short, long = _side_lengths(box)
+                short, long = side_lengths(box)
                 got = []
                 boxed = 0.7 * typical < short * long < 1.4 * typical
                 # A card cut by the frame's edge whose outline merged with a found card's
@@ -1495,7 +1495,7 @@ class CardDetector:
             for q, way in ways:
                 if _centre_in_any(q, cards + out):
                     break
-                short = _side_lengths(q)[0]
+                short = side_lengths(q)[0]
                 if any(np.abs(q - d).max() < 0.1 * short for d in done):
                     continue
                 done.append(q)
@@ -1514,7 +1514,7 @@ class CardDetector:
         """Whether the rough quad q (full-size px) measures on the table about a card, or a frame
         printed on one that `_refine` grows from."""
         cs, cl = sorted(self.settings.card_size_mm)
-        short, long = _side_lengths(self.table.to_mm(q))
+        short, long = side_lengths(self.table.to_mm(q))
         return 0.6 * cs < short < 1.15 * cs and 0.6 * cl < long < 1.15 * cl
 
     def _three_corners_fitted(self, image: np.ndarray, q: np.ndarray, scale: float) -> list[CardCandidate]:
@@ -1577,7 +1577,7 @@ class CardDetector:
         i1, i2, i3 = (i + 1) % 4, (i + 2) % 4, (i + 3) % 4
         q[i, axis] = q[i1, axis] = lim
         seen = np.clip(q, 0, [w - 1, h - 1])
-        if _side_lengths(q)[1] > 2.0 * max(s.card_size_mm) / float(np.mean(self.table.mm_per_px(seen))):
+        if side_lengths(q)[1] > 2.0 * max(s.card_size_mm) / float(np.mean(self.table.mm_per_px(seen))):
             return []  # nearly parallel sides meeting far out of view: no card's outline
         # The card's colours along the frame's edge, and a pad colour unlike them: first unlike the
         # middle of the cut; when that leaves no straight edge on the frame's edge, unlike every
@@ -1662,7 +1662,7 @@ class CardDetector:
             return []
         seen = [fit.sides[k] for k in (i1, i2, i3)]
         sup = [sd.support for sd in seen]
-        short_px = _side_lengths(c)[0]
+        short_px = side_lengths(c)[0]
         resid = max(sd.residual_px for sd in seen)
         weak = min(sup) < s.min_support or np.mean(sup) < s.mean_support
         if weak and (min(sup) < s.min_support_sized or np.mean(sup) < s.mean_support_sized):
@@ -1878,7 +1878,7 @@ class CardDetector:
         a, b = (j + 1) % 4, (j + 3) % 4  # their far ends, at the frame's edges
         seen = [fit.sides[a], fit.sides[v]]
         sup = [sd.support for sd in seen]
-        short_px = _side_lengths(c)[0]
+        short_px = side_lengths(c)[0]
         if min(sup) < s.min_support or np.mean(sup) < s.mean_support:
             return []
         resid = max(sd.residual_px for sd in seen)
@@ -2125,7 +2125,7 @@ class CardDetector:
             return a / k, b / k
         if len(cards) < 2:
             return None
-        dims = np.array([_side_lengths(c.corners_px) for c in cards])
+        dims = np.array([side_lengths(c.corners_px) for c in cards])
         return float(np.median(dims[:, 0])), float(np.median(dims[:, 1]))
 
     def _split_touching(
@@ -2678,7 +2678,7 @@ def _on_printed_frame(image: np.ndarray, q: np.ndarray, unlike: float = 40.0) ->
     The rim beyond such a side and just inside the others may be lit differently (the card's own
     shadow darkens the sides away from the light): the colours are compared up to a brightness
     factor of RIM_SHADE."""
-    inside, outside = _outline_colours(image, q, _side_lengths(q)[0])
+    inside, outside = _outline_colours(image, q, side_lengths(q)[0])
     apart = np.linalg.norm(inside[:, None] - inside[None], axis=2) > unlike  # k, j
     # k's outside against j's inside at the brightness that matches them best
     k = (
@@ -2785,7 +2785,7 @@ def _off_table(colours: np.ndarray, table: np.ndarray) -> np.ndarray:
 def _outside_spread(image: np.ndarray, q: np.ndarray) -> float:
     """How far the colour just outside the quad q (px) on its most different side is from the
     others' median."""
-    _, outside = _outline_colours(image, q, _side_lengths(q)[0])
+    _, outside = _outline_colours(image, q, side_lengths(q)[0])
     return float(np.linalg.norm(outside - np.median(outside, axis=0), axis=1).max())
 
 
@@ -2793,7 +2793,7 @@ def _inside_spread(image: np.ndarray, q: np.ndarray, in_view: bool = False) -> f
     """How far the colour just inside the quad q (px) on its most different side is from the
     others' median (a card's rim, one colour all round, inside a fit on the card's edge);
     `in_view`: of the sides whose middle is in the image only."""
-    inside, _ = _outline_colours(image, q, _side_lengths(q)[0])
+    inside, _ = _outline_colours(image, q, side_lengths(q)[0])
     if in_view:
         h, w = image.shape[:2]
         mid = (q + np.roll(q, -1, axis=0)) / 2
@@ -2831,7 +2831,7 @@ def _more_table_inside(image: np.ndarray, q: np.ndarray, table: np.ndarray) -> b
     """True when more sides of the quad q (px) have the table just inside and something else
     just outside (the neighbours' edges round a gap between cards) than the other way round (a
     card's edge against the table), the table's colour taken under any light it gets."""
-    inside, outside = _outline_colours(image, q, _side_lengths(q)[0])
+    inside, outside = _outline_colours(image, q, side_lengths(q)[0])
     din, dout = _off_table(inside, table), _off_table(outside, table)
     return bool(np.sum(_table_only(din, dout)) > np.sum(_table_only(dout, din)))
 
@@ -2856,7 +2856,7 @@ def _card_plus_gap(
         if drop[j]:
             continue
         qi, qj = cands[i].corners_px, cands[j].corners_px
-        short_i, short_j = _side_lengths(qi)[0], _side_lengths(qj)[0]
+        short_i, short_j = side_lengths(qi)[0], side_lengths(qj)[0]
         ring = (short_j - short_i) / 2
         if ring < 2 * (1.5 + float(np.clip(0.02 * short_j, 2.0, 6.0))):
             continue  # too thin to look at both sides of it apart
@@ -2895,8 +2895,8 @@ def _ring_steps(image: np.ndarray, inner: np.ndarray, outer: np.ndarray) -> np.n
     """Per side of `outer`, how far the colour just inside it is from the colour just outside the
     facing side of `inner` (px quads, `inner` within `outer`): small all round when the ring
     between them is one colour."""
-    _, out_i = _outline_colours(image, inner, _side_lengths(inner)[0])
-    in_o, _ = _outline_colours(image, outer, _side_lengths(outer)[0])
+    _, out_i = _outline_colours(image, inner, side_lengths(inner)[0])
+    in_o, _ = _outline_colours(image, outer, side_lengths(outer)[0])
     return np.linalg.norm(in_o - out_i[_facing(outer, inner)], axis=1)
 
 

@@ -12,7 +12,7 @@ import numpy as np
 import shapely
 
 from vision.cardmap import CardMap, CardMapReading, CardRegion, card_regions, default_map
-from vision.detector import CardCandidate, DetectorSettings, corner_order, order_corners
+from vision.detector import CardCandidate, DetectorSettings, corner_order, order_corners, side_lengths
 from vision.edges import corners_where_sides_meet, refine_quad
 from vision.table import TableMap
 
@@ -119,8 +119,7 @@ class MapCardDetector:
 
     def _size_error(self, corners_mm: np.ndarray) -> float:
         """The larger relative error of the fit's two side lengths against the card's."""
-        s = np.linalg.norm(corners_mm - np.roll(corners_mm, -1, axis=0), axis=1)
-        short, long = sorted(((s[0] + s[2]) / 2, (s[1] + s[3]) / 2))
+        short, long = side_lengths(corners_mm)
         cs, cl = sorted(self.settings.card_size_mm)
         return max(abs(short / cs - 1), abs(long / cl - 1))
 
@@ -174,8 +173,7 @@ def _side_lines(contour: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndar
 def _plausible(c: np.ndarray) -> bool:
     if not shapely.Polygon(c).is_valid:
         return False
-    s = np.linalg.norm(c - np.roll(c, -1, axis=0), axis=1)
-    short, long = sorted(((s[0] + s[2]) / 2, (s[1] + s[3]) / 2))
+    short, long = side_lengths(c)
     return short > 0 and long / short <= MAX_ASPECT
 
 
