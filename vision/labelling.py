@@ -532,12 +532,17 @@ def cmd_move(args: argparse.Namespace) -> None:
     _store(path, label)
 
 
-def cmd_remove(args: argparse.Namespace) -> None:
+def _delete(args: argparse.Namespace, key: str) -> None:
+    """Delete the entries `args.index` of the label's `key` list ("cards" or "ignore")."""
     path = image_path(args.image)
     label = _load_or_new(path)
     for i in sorted(set(args.index), reverse=True):
-        del label["cards"][i]
+        del label[key][i]
     _store(path, label)
+
+
+def cmd_remove(args: argparse.Namespace) -> None:
+    _delete(args, "cards")
 
 
 def cmd_ignore(args: argparse.Namespace) -> None:
@@ -561,11 +566,7 @@ def cmd_to_ignore(args: argparse.Namespace) -> None:
 
 
 def cmd_unignore(args: argparse.Namespace) -> None:
-    path = image_path(args.image)
-    label = _load_or_new(path)
-    for i in sorted(set(args.index), reverse=True):
-        del label["ignore"][i]
-    _store(path, label)
+    _delete(args, "ignore")
 
 
 def cmd_check(args: argparse.Namespace) -> None:
