@@ -108,6 +108,13 @@ class CardCandidate:
         return float(abs(_poly_area(self.corners_px)))
 
 
+def as_bgr(image: np.ndarray) -> np.ndarray:
+    """A detector's input as a BGR picture (a grey one converted); ValueError if it is none."""
+    if image is None or image.ndim not in (2, 3) or image.size == 0:
+        raise ValueError("not an image")
+    return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR) if image.ndim == 2 else image
+
+
 def _poly_area(p: np.ndarray) -> float:
     """Signed area (shoelace); cv2 does it without numpy's per-call overhead."""
     return float(cv2.contourArea(np.asarray(p, dtype=np.float32).reshape(-1, 1, 2), oriented=True))
@@ -281,10 +288,7 @@ class CardDetector:
 
     # ------------------------------------------------------------------------------------------
     def detect(self, image: np.ndarray) -> list[CardCandidate]:
-        if image is None or image.ndim not in (2, 3) or image.size == 0:
-            raise ValueError("not an image")
-        if image.ndim == 2:
-            image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+        image = as_bgr(image)
         h, w = image.shape[:2]
         scale = max(1.0, max(h, w) / WORK_LONG_SIDE)
         small = (

@@ -12,7 +12,14 @@ import numpy as np
 import shapely
 
 from vision.cardmap import CardMap, CardMapReading, CardRegion, card_regions, default_map
-from vision.detector import CardCandidate, DetectorSettings, corner_order, order_corners, side_lengths
+from vision.detector import (
+    CardCandidate,
+    DetectorSettings,
+    as_bgr,
+    corner_order,
+    order_corners,
+    side_lengths,
+)
 from vision.edges import corners_where_sides_meet, refine_quad
 from vision.table import TableMap
 
@@ -58,10 +65,7 @@ class MapCardDetector:
         return self.map.model
 
     def detect(self, image: np.ndarray) -> list[CardCandidate]:
-        if image is None or image.ndim not in (2, 3) or image.size == 0:
-            raise ValueError("not an image")
-        if image.ndim == 2:
-            image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+        image = as_bgr(image)
         reading = self.map.read(image)
         self.last_map = reading
         min_side = max(self.settings.min_side_px, max(image.shape[:2]) / 70)
