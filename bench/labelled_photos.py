@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 import shapely
 
-from bench.vision import baseline_detect
+from bench.baseline import baseline_detect
 from vision.pipeline import card_detector
 from vision.train.data import PHOTOS, labelled_photos
 from vision.train.splits import load as load_splits

@@ -19,8 +19,8 @@ import time
 import cv2
 import numpy as np
 
+from bench.baseline import baseline_detect
 from bench.labelled_photos import Score, make_detector, score_photo
-from bench.vision import baseline_detect
 from vision.synthetic.randomised import training_sample
 
 SIZE = (1280, 960)

@@ -25,7 +25,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from bench.vision import _iou, baseline_detect
+from bench.baseline import baseline_detect, quad_iou
 from vision.detector import CardDetector
 
 # Cards counted by eye in each photo (shared/real_photos/README.md describes them).
@@ -86,8 +86,8 @@ def variants(img: np.ndarray, seed: int, quick: bool) -> Iterator[tuple[str, np.
 
 def _found_again(want: list[np.ndarray], got: list[np.ndarray]) -> tuple[int, int]:
     """(cards of `want` covered by a detection of `got`, detections covering none)."""
-    hit = sum(any(_iou(q, g) >= 0.9 for g in got) for q in want)
-    extra = sum(not any(_iou(q, g) >= 0.9 for q in want) for g in got)
+    hit = sum(any(quad_iou(q, g) >= 0.9 for g in got) for q in want)
+    extra = sum(not any(quad_iou(q, g) >= 0.9 for q in want) for g in got)
     return hit, extra
 
 

@@ -29,8 +29,9 @@ import cv2
 import numpy as np
 import shapely
 
+from bench import labelled_photos
+from bench.baseline import baseline_detect, quad_iou
 from bench.common import best_of
-from vision.detector import order_corners
 from vision.incremental import IncrementalReader
 from vision.pipeline import FrameReader
 from vision.synthetic import (
@@ -52,32 +53,6 @@ CONDITIONS = ("wood", "green_felt", "dark_cloth", "white", "white_on_white", "ha
 # About 1000 x 560 mm of table in view at the centre of the scene region.
 POSE = CameraPose(height_mm=820.0, tilt_deg=12.0, target_mm=(600.0, 390.0))
 REACH_MM = 63.0
-
-
-def baseline_detect(image: np.ndarray, min_area: float) -> list[np.ndarray]:
-    """What most public card detectors do: grey, Otsu, external contours, 4-vertex polygons,
-    corners from the minimum-area rectangle."""
-    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    grey = cv2.GaussianBlur(grey, (5, 5), 0)
-    _, th = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    contours, _ = cv2.findContours(th, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    out = []
-    for c in contours:
-        if cv2.contourArea(c) < min_area:
-            continue
-        approx = cv2.approxPolyDP(c, 0.02 * cv2.arcLength(c, True), True)
-        if len(approx) != 4:
-            continue
-        out.append(order_corners(cv2.boxPoints(cv2.minAreaRect(c)).astype(np.float64)))
-    return out
-
-
-def _iou(a: np.ndarray, b: np.ndarray) -> float:
-    pa, pb = shapely.Polygon(a), shapely.Polygon(b)
-    if not (pa.is_valid and pb.is_valid):
-        return 0.0
-    inter = pa.intersection(pb).area
-    return inter / (pa.area + pb.area - inter + 1e-9)
 
 
 class Tally:
@@ -131,7 +106,7 @@ def score_frame(truth: dict, cards_px: list[np.ndarray], table: TableMap, readin
         for di, dm in enumerate(det_mm):
             if di in match.values():
                 continue
-            iou = _iou(tm, dm)
+            iou = quad_iou(tm, dm)
             if iou >= best:
                 best, bi = iou, di
         if bi is not None:
@@ -144,7 +119,7 @@ def score_frame(truth: dict, cards_px: list[np.ndarray], table: TableMap, readin
     t.det -= sum(
         1
         for di, dm in enumerate(det_mm)
-        if di not in match.values() and any(_iou(hm, dm) >= 0.9 for hm in hidden)
+        if di not in match.values() and any(quad_iou(hm, dm) >= 0.9 for hm in hidden)
     )
     for ti, di in match.items():
         tc = tcards[ti]
@@ -188,8 +163,6 @@ def score_frame(truth: dict, cards_px: list[np.ndarray], table: TableMap, readin
 
 
 def main(argv: list[str] | None = None) -> int:
-    from bench import labelled_photos  # (it uses this module's baseline)
-
     ap = argparse.ArgumentParser(prog="python -m bench.vision", description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="one scene per condition, fewer timing repeats")
     ap.add_argument("--seed", type=int, default=None, help="first scene seed (default: fresh from the clock)")

@@ -9,7 +9,8 @@ import cv2
 import numpy as np
 import pytest
 
-from bench.vision import POSE, _iou
+from bench.baseline import quad_iou
+from bench.vision import POSE
 from vision.detector import CardDetector
 from vision.synthetic import PRESETS, Camera, Card, Renderer, Scene, random_scene
 from vision.table import TableMap
@@ -75,7 +76,7 @@ def test_no_card_from_the_printed_panel_of_a_face_showing_three_corners():
     (tc,) = truth["cards"]
     assert _out_of_view(tc) == 1
     for d in found:
-        assert _iou(np.asarray(tc["corners_mm"]), TABLE.to_mm(d)) >= 0.9
+        assert quad_iou(np.asarray(tc["corners_mm"]), TABLE.to_mm(d)) >= 0.9
 
 
 @pytest.mark.parametrize(
@@ -167,7 +168,7 @@ def test_card_cut_by_the_frame_is_fitted_to_its_own_edges(preset, seed, card_id,
     # Nothing else there: every detection overlapping the card is the card.
     tp = np.asarray(card["corners_mm"])
     for d in found:
-        iou = _iou(tp, TABLE.to_mm(d))
+        iou = quad_iou(tp, TABLE.to_mm(d))
         assert iou < 0.05 or iou > 0.9
 
 
@@ -182,7 +183,7 @@ def test_a_card_whose_side_lies_on_the_frame_border_is_placed_by_its_size():
     assert _worst_corner_px(card, found) < 2.5
     tp = np.asarray(card["corners_mm"])
     for d in found:
-        iou = _iou(tp, TABLE.to_mm(d))
+        iou = quad_iou(tp, TABLE.to_mm(d))
         assert iou < 0.05 or iou > 0.9
 
 
