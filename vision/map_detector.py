@@ -92,8 +92,9 @@ class MapCardDetector:
         s = self.settings
         outline = shapely.Polygon(region.contour).buffer(0)
         best, best_off = None, np.inf
+        rough = _rough_quads(region.contour)
         for r in REACHES_MAP_PX:
-            for q in _rough_quads(region.contour):
+            for q in rough:
                 fit = refine_quad(image, q, reach=max(3.0, r * reading.scale), passes=2)
                 if fit is None:
                     continue
@@ -146,8 +147,9 @@ def _rough_quads(contour: np.ndarray) -> list[np.ndarray]:
                     out.append(q)
             out.append(v)
             break
-    out.append(order_corners(cv2.boxPoints(cv2.minAreaRect(hull))))
-    return out
+    box = order_corners(cv2.boxPoints(cv2.minAreaRect(hull)))
+    # The same corners twice (a region already box-shaped) would be fitted twice.
+    return [q for k, q in enumerate(out + [box]) if all(np.abs(q - p).max() > 1.0 for p in out[:k])]
 
 
 def _side_lines(contour: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
