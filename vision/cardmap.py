@@ -18,7 +18,9 @@ import cv2
 import numpy as np
 
 MODELS = Path(__file__).resolve().parent / "models"
-MAP_LONG_SIDE = 512  # the frame's long side as the network reads it (as it was trained)
+# The frame's long side as the network reads it. Weights are trained at one size and read at it:
+# their model card records it (`input_long_side`); this is what new training runs use.
+MAP_LONG_SIDE = 640
 STRIDE = 32  # the network's input sides must be multiples of this
 # How far (map px) a card's core grows back over the boundary band it lost: the band is two
 # pixels wide, and a blurred one a little wider.
@@ -58,6 +60,7 @@ class CardMap:
         self._net = cv2.dnn.readNetFromONNX(str(path))
         card = path.with_suffix(".json")
         self.card = json.loads(card.read_text()) if card.exists() else {}
+        self.long_side = int(self.card.get("input_long_side", MAP_LONG_SIDE))
 
     @property
     def model(self) -> dict:
@@ -66,7 +69,7 @@ class CardMap:
 
     def read(self, image: np.ndarray) -> CardMapReading:
         h, w = image.shape[:2]
-        k = MAP_LONG_SIDE / max(h, w)
+        k = self.long_side / max(h, w)
         size = (max(1, round(w * k)), max(1, round(h * k)))
         small = cv2.resize(image, size, interpolation=cv2.INTER_AREA if k < 1 else cv2.INTER_LINEAR)
         if small.ndim == 2:
@@ -78,7 +81,7 @@ class CardMap:
         logits = self._net.forward()[0]
         mh, mw = size[1] // 2, size[0] // 2
         p = 1.0 / (1.0 + np.exp(-logits[:, :mh, :mw]))
-        return CardMapReading(p[0], p[1], scale=2.0 * max(h, w) / MAP_LONG_SIDE)
+        return CardMapReading(p[0], p[1], scale=2.0 * max(h, w) / self.long_side)
 
 
 @lru_cache(maxsize=1)

@@ -34,8 +34,11 @@ REACHES_MAP_PX = (0.9, 0.5, 1.6, 0.3)
 REGION_COVERED = 0.85
 FIT_ON_CARDS = 0.8
 # How far (map px) a fitted corner may lie from what the map calls card: the map's outline is
-# placed to about a pixel; a corner further out is a side that ran off along another line.
+# placed to about a pixel; a corner further out is a side that ran off along another line. A
+# card's sharp corner lies outside its rounded one by 0.41 of the radius, and radii reach 12 % of
+# the short side (UNO), so a large card's corners are allowed that much further.
 CORNER_OFF_MAP = 2.5
+CORNER_ROUNDING = 0.41 * 0.12
 # Longest long/short ratio of a card as the camera sees it: real cards reach 1.9 (tarot), and a
 # steep view stretches them further. The map decides what is a card; this only stops slivers.
 MAX_ASPECT = 3.0
@@ -103,7 +106,10 @@ class MapCardDetector:
                     continue
                 order = corner_order(fit.corners)
                 c = fit.corners[order]
-                if not _plausible(c) or _off_map(off_cards, reading.to_map(c)) > CORNER_OFF_MAP:
+                if not _plausible(c):
+                    continue
+                allowed = CORNER_OFF_MAP + CORNER_ROUNDING * side_lengths(c)[0] / reading.scale
+                if _off_map(off_cards, reading.to_map(c)) > allowed:
                     continue
                 if shapely.Polygon(c).intersection(outline).area < REGION_COVERED * outline.area:
                     continue

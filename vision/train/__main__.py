@@ -171,6 +171,7 @@ def write_card(state: dict, path: Path) -> None:
     version = f"{time.strftime('%Y%m%d')}-step{state['step']}"
     card = {
         "version": version,
+        "input_long_side": MAP_LONG_SIDE,
         "network": f"U-Net, widths {list(state['widths'])}, input BGR 0..255 with long side {MAP_LONG_SIDE} px "
         "(sides multiples of 32), output logits (interior, boundary) at half resolution",
         # One command per run; each later one resumed the weights of the one before.

@@ -11,6 +11,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.cardmap import MAP_LONG_SIDE
 from vision.train.targets import MapTargets, instances_from_quads, targets_from_instances
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "real_photos"  # manifest, labels, splits
@@ -18,7 +19,8 @@ LABELS = DATA / "labels"
 # The photos themselves are not in the repository (data/real_photos/README.md): where this
 # machine keeps them.
 PHOTOS = Path(os.environ.get("TABLETOP_PHOTOS", "/work/real_cache"))
-INPUT_SIZE = (512, 384)  # (width, height) of a training frame: a camera frame's long side as the map reads it
+# (width, height) of a training frame: a 4:3 camera frame at the long side the map reads
+INPUT_SIZE = (MAP_LONG_SIDE, MAP_LONG_SIDE * 3 // 4)
 
 
 @dataclass
