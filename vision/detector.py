@@ -285,10 +285,12 @@ class CardDetector:
         # Of the frame being read: answers asked again, kept with the objects they are about
         # (`_once`, `_refined_quad`, `_rough`); emptied when a frame starts and when it is done.
         self._seen: dict[tuple, tuple[tuple, object]] = {}
+        self._work_scale = 1.0  # of the frame being read: its px per px of the working copy
 
     # ------------------------------------------------------------------------------------------
-    def detect(self, image: np.ndarray) -> list[CardCandidate]:
-        image = as_bgr(image)
+    def start_frame(self, image: np.ndarray) -> np.ndarray:
+        """Begin reading `image` (BGR): the table's colour from its border, a fresh memo; the
+        frame's working copy (long side at most WORK_LONG_SIDE) is returned."""
         h, w = image.shape[:2]
         scale = max(1.0, max(h, w) / WORK_LONG_SIDE)
         small = (
@@ -296,9 +298,34 @@ class CardDetector:
             if scale > 1
             else image
         )
-        s = self.settings
         self._table_colour = _table_colour(small)
         self._seen = {}
+        self._work_scale = max(h, w) / max(small.shape[:2])
+        return small
+
+    def end_frame(self) -> None:
+        self._seen = {}  # (it holds the frame: let it go)
+
+    def place(self, image: np.ndarray, q: np.ndarray, reach: float) -> list[CardCandidate]:
+        """The card(s) whose outline lies near the rough quad `q` (frame px), placed on the
+        frame's edges with everything this detector knows of where a card's edge lies (shadows,
+        printed frames, a side on the frame's border or against a like card's rim, the card's
+        size): for a finder of cards that knows what is a card but not where its edge is exactly
+        (`vision.map_detector`). Between `start_frame` and `end_frame`."""
+        return self._refine(image, q, reach)
+
+    def place_cut(self, image: np.ndarray, quads: list[np.ndarray], cards: list[CardCandidate]) -> list[CardCandidate]:
+        """Cards running off the frame around rough quads (frame px) along its edge, completed by
+        the card's size (with a calibration); `cards`: those found already. Between
+        `start_frame` and `end_frame`."""
+        return self._cut_by_frame(image, quads, self._work_scale, cards)
+
+    def detect(self, image: np.ndarray) -> list[CardCandidate]:
+        image = as_bgr(image)
+        h, w = image.shape[:2]
+        small = self.start_frame(image)
+        scale = self._work_scale
+        s = self.settings
         # A card narrower than 1/70 of the frame is too small to measure anyway.
         min_side = max(s.min_side_px, max(h, w) / 70)
         min_area_small = (min_side / scale) ** 2 * s.aspect_range_px[0]
@@ -452,7 +479,7 @@ class CardDetector:
                 cards = self._select(cards + cut, image)
         if self.table is None:
             cards = self._reportable(cards)
-        self._seen = {}  # (it holds the frame: let it go)
+        self.end_frame()
         return cards
 
     def _reportable(self, cards: list[CardCandidate]) -> list[CardCandidate]:

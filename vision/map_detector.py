@@ -14,6 +14,7 @@ import shapely
 from vision.cardmap import CardMap, CardMapReading, CardRegion, card_regions, default_map
 from vision.detector import (
     CardCandidate,
+    CardDetector,
     DetectorSettings,
     as_bgr,
     corner_order,
@@ -62,6 +63,12 @@ class MapCardDetector:
         self.table = table
         self.map = card_map or default_map()
         self.last_map: CardMapReading | None = None
+        # With a calibration a card's edge is placed as the rules detector places it: its shadow's
+        # penumbra, a white border's inner edge and the card's size all decide where the edge
+        # lies to a tenth of a mm (calibrated renders: 1.1 -> 0.2 mm RMS on wood, 2.6 -> 0.3 mm
+        # white on white, recall up too). Without one no size says which line is the card's edge,
+        # and the fit below, held to the map, does better.
+        self.placer = CardDetector(self.settings, table) if table is not None else None
 
     @property
     def model(self) -> dict:
@@ -75,10 +82,19 @@ class MapCardDetector:
         found = []
         cards = ((reading.interior > 0.5) | (reading.boundary > 0.5)).astype(np.uint8)
         off_cards = cv2.distanceTransform(1 - cards, cv2.DIST_L2, 3)
+        if self.placer is not None:
+            self.placer.start_frame(image)
+        cut = []
         for region in card_regions(reading, min_area_px=min_side**2):
             c = self._card(image, region, reading, cards, off_cards)
             if c is not None:
                 found.append(c)
+            elif self.placer is not None and _at_frame_edge(region.contour, reading):
+                cut += _rough_quads(region.contour)
+        if self.placer is not None:
+            if cut:
+                found += self.placer.place_cut(image, cut, _distinct(found))
+            self.placer.end_frame()
         return _distinct(found)
 
     def _card(
@@ -98,7 +114,16 @@ class MapCardDetector:
         rough = _rough_quads(region.contour)
         for r in REACHES_MAP_PX:
             for q in rough:
-                fit = refine_quad(image, q, reach=max(3.0, r * reading.scale), passes=2)
+                reach = max(3.0, r * reading.scale)
+                if self.placer is not None:
+                    for placed in self.placer.place(image, q, reach):
+                        off = self._held_to_map(placed.corners_px, outline, reading, cards)
+                        if off is not None and off < best_off:
+                            best, best_off = placed, off
+                    if best_off <= SIZE_SURE:
+                        return best
+                    continue
+                fit = refine_quad(image, q, reach=reach, passes=2)
                 if fit is None:
                     continue
                 # Each side straight and seen along enough of its length (an edge, not a speck).
@@ -127,6 +152,17 @@ class MapCardDetector:
                     if off <= SIZE_SURE:
                         return best
         return best
+
+    def _held_to_map(
+        self, c: np.ndarray, outline: shapely.Geometry, reading: CardMapReading, cards: np.ndarray
+    ) -> float | None:
+        """A placed card `c` (frame px) that covers its region and lies on what the map calls
+        card: its size error; None if it strays from the map."""
+        if shapely.Polygon(c).intersection(outline).area < REGION_COVERED * outline.area:
+            return None
+        if _share_on(cards, reading.to_map(c)) < FIT_ON_CARDS:
+            return None
+        return self._size_error(self.table.to_mm(c))
 
     def _size_error(self, corners_mm: np.ndarray) -> float:
         """The larger relative error of the fit's two side lengths against the card's."""
@@ -180,6 +216,13 @@ def _side_lines(contour: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndar
         points.append((x0, y0))
         directions.append((vx, vy))
     return np.array(points, np.float64), np.array(directions, np.float64)
+
+
+def _at_frame_edge(contour: np.ndarray, reading: CardMapReading) -> bool:
+    """Whether an outline (frame px) runs along the edge of the map (within a map pixel)."""
+    m = reading.to_map(contour)
+    h, w = reading.interior.shape
+    return bool(m.min() < 1.5 or (m[:, 0] > w - 2.5).any() or (m[:, 1] > h - 2.5).any())
 
 
 def _plausible(c: np.ndarray) -> bool:
