@@ -1,8 +1,9 @@
-"""The card detector on randomised renders without a calibration: tables, cards, clutter and
-cameras far from the project's own (`vision.synthetic.randomised`), from seeds no training run
-uses (training takes 0..N; these start at 60e6).
+"""The card detector on randomised renders: tables, cards, clutter and cameras far from the
+project's own (`vision.synthetic.randomised`), from seeds no training run uses (training takes
+0..N; these start at 60e6). Without a calibration, or with `--calibrated` with the exact one (the
+table's homography and the deck's card size; frames whose lens bends lines are left out).
 
-    python -m bench.randomised [--frames 24] [--seed 60000000] [--detector map|rules]
+    python -m bench.randomised [--frames 24] [--seed 60000000] [--detector map|rules] [--calibrated]
 
 Each frame is 1280 x 960 as a camera takes it. A card counts when it lies wholly in the frame and
 at least 95 % of it shows; it is found when a detection covers it with IoU >= 0.8 (corner error
@@ -21,17 +22,24 @@ import numpy as np
 
 from bench.baseline import baseline_detect
 from bench.labelled_photos import Score, make_detector, score_photo
-from vision.synthetic.randomised import training_sample
+from vision.detector import DetectorSettings
+from vision.pipeline import card_detector
+from vision.synthetic.randomised import TrainingSample, training_sample
+from vision.table import TableMap
 
 SIZE = (1280, 960)
 FIRST_SEED = 60_000_000
 
 
-def frame_truth(sample) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """(cards that count, outlines not to score) of a randomised sample."""
+def frame_truth(sample, calibrated: bool = False) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """(cards that count, outlines not to score) of a randomised sample. With a calibration only
+    the deck's cards count: one of another size is not the game's card (nor a false one)."""
     w, h = SIZE
     counted, ignore = [], []
     for k, q in enumerate(sample.quads, start=1):
+        if calibrated and sample.quad_sizes_mm[k - 1] != sample.card_size_mm:
+            ignore.append(q)
+            continue
         inside = (q[:, 0] >= 1).all() and (q[:, 0] <= w - 2).all() and (q[:, 1] >= 1).all() and (q[:, 1] <= h - 2).all()
         mask = np.zeros((h, w), np.uint8)
         cv2.fillConvexPoly(mask, np.round(q).astype(np.int32), 1)
@@ -42,12 +50,26 @@ def frame_truth(sample) -> tuple[list[np.ndarray], list[np.ndarray]]:
     return counted, ignore
 
 
-def run(frames: int, seed: int, detector: str, out=print) -> tuple[Score, Score]:
+def calibrated_detector(kind: str, sample: TrainingSample):
+    """`detect(image) -> [4 x 2 corners]` with the sample's exact calibration."""
+    size = sample.card_size_mm
+    table = TableMap.from_homography(np.linalg.inv(sample.table_to_image), size)
+    d = card_detector(kind, DetectorSettings(card_size_mm=size), table)
+    return lambda img: [c.corners_px for c in d.detect(img)]
+
+
+def run(frames: int, seed: int, detector: str, calibrated: bool = False, out=print) -> tuple[Score, Score]:
     detect = make_detector(detector)
     ours, base = Score(), Score()
+    bent = 0
     for s in range(seed, seed + frames):
         sample = training_sample(s, SIZE)
-        cards, ignore = frame_truth(sample)
+        if calibrated:
+            if sample.table_to_image is None:
+                bent += 1
+                continue
+            detect = calibrated_detector(detector, sample)
+        cards, ignore = frame_truth(sample, calibrated)
         t0 = time.perf_counter()
         got = detect(sample.image)
         t1 = time.perf_counter()
@@ -58,7 +80,8 @@ def run(frames: int, seed: int, detector: str, out=print) -> tuple[Score, Score]
         ours.add(so)
         base.add(sb)
     head = f"{'recall':>6s} {'prec':>6s} {'rms_px':>6s} {'ms':>7s}"
-    out(f"randomised renders, no calibration: {frames} frames, seeds {seed}..{seed + frames - 1}, {ours.cards} cards")
+    how = f"exact calibration ({bent} frames with a bent lens left out)" if calibrated else "no calibration"
+    out(f"randomised renders, {how}: {frames} frames, seeds {seed}..{seed + frames - 1}, {ours.cards} cards")
     out(f"{'':10s} {head}")
     out(f"{detector:10s} {ours.cells()}")
     out(f"{'baseline':10s} {base.cells()}")
@@ -71,9 +94,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="8 frames")
     ap.add_argument("--seed", type=int, default=FIRST_SEED)
     ap.add_argument("--detector", default="map", choices=("map", "rules"))
+    ap.add_argument("--calibrated", action="store_true", help="give the detector the exact calibration")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
-    run(8 if args.quick else args.frames, args.seed, args.detector)
+    run(8 if args.quick else args.frames, args.seed, args.detector, args.calibrated)
     return 0
 
 

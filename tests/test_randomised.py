@@ -85,3 +85,24 @@ def test_hard_layouts_occur(samples: list[TrainingSample]) -> None:
             elif shared < 0.02 and a.distance(b) < 1.0 and a.exterior.distance(b.exterior) < 1.0:
                 touching += 1
     assert touching > 0 and overlapping > 0 and cut > 0
+
+
+def test_calibration_truth_measures_every_card_at_the_decks_size(samples: list[TrainingSample]) -> None:
+    # The exact calibration a calibrated benchmark gives the detector: each scored card's corners,
+    # taken back to the table, are a rectangle of its size - mostly the frame's deck's.
+    calibrated = [s for s in samples if s.table_to_image is not None]
+    assert len(calibrated) >= len(samples) // 2
+    assert any(s.table_to_image is None for s in [training_sample(k) for k in range(16, 40)])
+    decks = [size == s.card_size_mm for s in samples for size in s.quad_sizes_mm]
+    assert sum(decks) > 0.7 * len(decks)
+    for s in calibrated:
+        to_mm = np.linalg.inv(s.table_to_image)
+        assert len(s.quad_sizes_mm) == len(s.quads)
+        for q, size in zip(s.quads, s.quad_sizes_mm):
+            mm = cv2.perspectiveTransform(q.reshape(-1, 1, 2), to_mm).reshape(-1, 2)
+            sides = np.linalg.norm(np.roll(mm, -1, axis=0) - mm, axis=1)
+            short, long = sorted([(sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2])
+            assert short == pytest.approx(size[0], rel=1e-6)
+            assert long == pytest.approx(size[1], rel=1e-6)
+            diag = np.linalg.norm(mm[2] - mm[0]), np.linalg.norm(mm[3] - mm[1])
+            assert diag[0] == pytest.approx(diag[1], rel=1e-6)

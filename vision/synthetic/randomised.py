@@ -20,7 +20,7 @@ from __future__ import annotations
 import argparse
 import math
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
@@ -58,6 +58,12 @@ class TrainingSample:
     instances: np.ndarray  # H x W uint16: 0 = no card seen here, k = the visible pixels of card k (1-based)
     quads: list[np.ndarray]  # card k-1's 4 x 2 float64 sharp corners in image px, clockwise from the top-left
     ignore: np.ndarray  # H x W bool: pixels not to score
+    # Table mm -> image px, as an exact calibration gives it (None: the lens bends lines, which
+    # no homography follows); the frame's deck's card size (mm, short and long), and each quad's
+    # own (a second deck of another size may lie among it).
+    table_to_image: np.ndarray | None = None
+    card_size_mm: tuple[float, float] = (63.0, 88.0)
+    quad_sizes_mm: list[tuple[float, float]] = field(default_factory=list)
 
 
 # ---- camera ------------------------------------------------------------------------------------------------
@@ -207,7 +213,7 @@ def training_sample(seed: int, size: tuple[int, int] = (512, 384)) -> TrainingSa
     foot = _project(np.linalg.inv(hom2), np.array([[0, 0], [2 * w, 0], [2 * w, 2 * h], [0, 2 * h]], float))
     things = random_things(rng, foot, style)
 
-    cards: list[tuple[np.ndarray, int]] = []  # (quad 1x, provisional id) per scored card
+    cards: list[tuple[np.ndarray, int, tuple[float, float]]] = []  # (quad 1x, provisional id, size mm) per scored card
     full_px: dict[int, int] = {}
     rois: dict[int, tuple[int, int, int, int]] = {}
     shadows: list[tuple[int, tuple, np.ndarray, float]] = []
@@ -246,7 +252,7 @@ def training_sample(seed: int, size: tuple[int, int] = (512, 384)) -> TrainingSa
             continue
         r1, a1 = got
         if scored:
-            cards.append((_project(hom1, corners), pid))
+            cards.append((_project(hom1, corners), pid, (min(size_mm), max(size_mm))))
             full_px[pid] = int(a1.sum())
             rois[pid] = r1
             if sheen > 0.3:
@@ -258,11 +264,13 @@ def training_sample(seed: int, size: tuple[int, int] = (512, 384)) -> TrainingSa
     counts = np.bincount(cv.inst.ravel(), minlength=len(cards) + 1)
     lut = np.zeros(len(cards) + 1, np.uint16)
     quads: list[np.ndarray] = []
-    for quad, pid in cards:
+    sizes: list[tuple[float, float]] = []
+    for quad, pid, size in cards:
         vis = int(counts[pid])
         if vis == 0:
             continue
         quads.append(quad)
+        sizes.append(size)
         lut[pid] = len(quads)
         if vis < (1 - HIDDEN_IGNORE) * full_px[pid] or vis < MIN_SCORED_PX:
             x0, y0, x1, y1 = rois[pid]
@@ -319,7 +327,9 @@ def training_sample(seed: int, size: tuple[int, int] = (512, 384)) -> TrainingSa
     if rng.random() < 0.3:
         add_glare(rng, img)
     ign = cv.ign
+    table_to_image: np.ndarray | None = hom1
     if rng.random() < 0.25:  # slight lens barrel
+        table_to_image = None
         k = rng.uniform(0.01, 0.06)
         mx, my = barrel_maps(w, h, k)
         img = cv2.remap(img, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
@@ -328,7 +338,15 @@ def training_sample(seed: int, size: tuple[int, int] = (512, 384)) -> TrainingSa
         quads = [barrel_points(q, w, h, k) for q in quads]
     image = camera_effects(rng, img)
     quads = [np.ascontiguousarray(q[order_clockwise_from_top_left(q)], dtype=np.float64) for q in quads]
-    return TrainingSample(image=image, instances=inst.astype(np.uint16), quads=quads, ignore=ign.astype(bool))
+    return TrainingSample(
+        image=image,
+        instances=inst.astype(np.uint16),
+        quads=quads,
+        ignore=ign.astype(bool),
+        table_to_image=table_to_image,
+        card_size_mm=(min(ow, oh), max(ow, oh)),
+        quad_sizes_mm=sizes,
+    )
 
 
 # ---- CLI: samples and a contact sheet to look at ---------------------------------------------------------
