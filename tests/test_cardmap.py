@@ -99,3 +99,45 @@ def test_real_photos_of_the_test_split():
     found = sum(s.found for s in scores)
     cards = sum(s.cards for s in scores)
     assert found >= 0.85 * cards, (found, cards)
+
+
+def _small_cards_found(seeds: range, small_map_px: int, monkeypatch) -> tuple[int, int]:
+    import vision.map_detector as md
+    from bench.baseline import quad_iou
+    from bench.randomised import SIZE, frame_truth
+    from vision.synthetic.randomised import training_sample
+
+    monkeypatch.setattr(md, "SMALL_CARD_MAP_PX", small_map_px)
+    det = MapCardDetector()
+    cards = found = 0
+    for s in seeds:
+        sample = training_sample(s, SIZE)
+        small = [q for q in frame_truth(sample)[0] if min(np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[2] - q[1])) < 40]
+        if small:
+            got = [c.corners_px for c in det.detect(sample.image)]
+            cards += len(small)
+            found += sum(any(quad_iou(q, g) >= 0.8 for g in got) for q in small)
+    return cards, found
+
+
+def test_small_cards_are_read_again_at_twice_the_scale(monkeypatch):
+    # Randomised renders (seeds no training run uses) of cards under 40 px across in a 1280 px
+    # frame: the map's usual scale cannot part such cards when they touch; the second, finer
+    # read finds more of them.
+    seeds = range(71_000_000, 71_000_016)
+    cards, fine = _small_cards_found(seeds, 12, monkeypatch)
+    _, coarse = _small_cards_found(seeds, 0, monkeypatch)
+    assert cards >= 20
+    assert fine > coarse and fine >= 0.6 * cards
+
+
+def test_a_fine_read_is_the_same_map_at_twice_the_scale():
+    from vision.synthetic.randomised import training_sample
+
+    image = training_sample(71_000_003, (1280, 960)).image
+    m = default_map()
+    coarse, fine = m.read(image), m.read(image, fine=True)
+    assert fine.interior.shape == (2 * coarse.interior.shape[0], 2 * coarse.interior.shape[1])
+    assert fine.scale == pytest.approx(coarse.scale / 2)
+    down = cv2.resize(fine.interior, coarse.interior.shape[::-1], interpolation=cv2.INTER_AREA)
+    assert np.mean(np.abs(down - coarse.interior)) < 0.2

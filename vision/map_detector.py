@@ -46,6 +46,11 @@ MAX_ASPECT = 3.0
 # A calibrated fit this close to the card's size (relative, both sides) is the card's own edge:
 # no other fit is tried (a camera's calibration and a card's cut hold its size to about 1 %).
 SIZE_SURE = 0.015
+# A card the map reads at fewer than this many of its px across (short side) is too small for its
+# boundary band to part it from a touching one: such a frame is read again at twice the scale -
+# when the map is this sure of it (fragments of print or shadow, which it is not, cost no read).
+SMALL_CARD_MAP_PX = 12
+SMALL_CARD_SURE = 0.8
 # Two reports of one card (two regions of one card split by a printed line) overlap this much.
 SAME_CARD_IOU = 0.5
 
@@ -76,26 +81,50 @@ class MapCardDetector:
 
     def detect(self, image: np.ndarray) -> list[CardCandidate]:
         image = as_bgr(image)
+        min_side = max(self.settings.min_side_px, max(image.shape[:2]) / 70)
         reading = self.map.read(image)
         self.last_map = reading
-        min_side = max(self.settings.min_side_px, max(image.shape[:2]) / 70)
-        found = []
-        cards = ((reading.interior > 0.5) | (reading.boundary > 0.5)).astype(np.uint8)
-        off_cards = cv2.distanceTransform(1 - cards, cv2.DIST_L2, 3)
+        regions = card_regions(reading, min_area_px=min_side**2)
+        small = [_short_side(r.contour) < SMALL_CARD_MAP_PX * reading.scale for r in regions]
+        sure = [s and r.confidence >= SMALL_CARD_SURE and _aspect(r.contour) <= MAX_ASPECT for r, s in zip(regions, small)]
         if self.placer is not None:
             self.placer.start_frame(image)
-        cut = []
-        for region in card_regions(reading, min_area_px=min_side**2):
-            c = self._card(image, region, reading, cards, off_cards)
-            if c is not None:
-                found.append(c)
-            elif self.placer is not None and _at_frame_edge(region.contour, reading):
-                cut += _rough_quads(region.contour)
+        found, cut = self._cards_in(image, reading, [r for r, s in zip(regions, small) if not s])
+        if any(sure):
+            # The small cards again, at twice the scale (not the large ones: the network learnt
+            # cards at the usual scale, and reads a large one worse when it is larger still).
+            fine = self.map.read(image, fine=True)
+            large = [shapely.Polygon(r.contour).buffer(0) for r, s in zip(regions, small) if not s]
+            again = [
+                r
+                for r in card_regions(fine, min_area_px=min_side**2)
+                if not any(p.contains(shapely.Point(r.contour.mean(axis=0))) for p in large)
+            ]
+            more, more_cut = self._cards_in(image, fine, again)
+            found, cut = found + more, cut + more_cut
         if self.placer is not None:
             if cut:
                 found += self.placer.place_cut(image, cut, _distinct(found))
             self.placer.end_frame()
         return _distinct(found)
+
+    def _cards_in(
+        self, image: np.ndarray, reading: CardMapReading, regions: list[CardRegion]
+    ) -> tuple[list[CardCandidate], list[np.ndarray]]:
+        """The cards of `regions` of the map `reading`, and rough quads of those that found no
+        card along the frame's edge (maybe cards cut by it; with a calibration)."""
+        found, cut = [], []
+        if not regions:
+            return found, cut
+        cards = ((reading.interior > 0.5) | (reading.boundary > 0.5)).astype(np.uint8)
+        off_cards = cv2.distanceTransform(1 - cards, cv2.DIST_L2, 3)
+        for region in regions:
+            c = self._card(image, region, reading, cards, off_cards)
+            if c is not None:
+                found.append(c)
+            elif self.placer is not None and _at_frame_edge(region.contour, reading):
+                cut += _rough_quads(region.contour)
+        return found, cut
 
     def _card(
         self,
@@ -216,6 +245,17 @@ def _side_lines(contour: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndar
         points.append((x0, y0))
         directions.append((vx, vy))
     return np.array(points, np.float64), np.array(directions, np.float64)
+
+
+def _short_side(contour: np.ndarray) -> float:
+    """The short side of an outline's least enclosing rectangle."""
+    return float(min(cv2.minAreaRect(contour.astype(np.float32))[1]))
+
+
+def _aspect(contour: np.ndarray) -> float:
+    """Long over short side of an outline's least enclosing rectangle."""
+    a, b = cv2.minAreaRect(contour.astype(np.float32))[1]
+    return max(a, b) / max(min(a, b), 1e-9)
 
 
 def _at_frame_edge(contour: np.ndarray, reading: CardMapReading) -> bool:
