@@ -50,15 +50,15 @@ def _match_px(truth: list[np.ndarray], found: list[np.ndarray], tol: float) -> i
 
 @pytest.mark.parametrize("seed", [9_100_001, 9_100_002])
 def test_project_cards_on_a_calibrated_table(seed):
-    # The product's own cards at 1080p, seeds no training run used (training: 20e6.., 50e6..).
-    # The map does not yet place them all (the rules detector stays the default until it does:
-    # README, "Vision v2"); this holds the shipped weights to what they do now.
+    # The product's own cards at 1080p, seeds no training run used (training: 20e6.., 50e6..),
+    # placed with the calibration (the map says where a card is, the edge placement where its
+    # edges lie): nearly all within 1.5 px, none made up.
     cam = Camera.for_resolution("1080p", pose=POSE)
     frame = Renderer(cam, random_conditions(seed)).render(random_scene(seed), seed)
     table = TableMap.from_homography(cam.image_to_table)
     found = [c.corners_px for c in MapCardDetector(table=table).detect(frame.image)]
     truth = [np.asarray(c["corners_px"]) for c in frame.truth["cards"] if c["visible_fraction"] >= 0.9]
-    assert _match_px(truth, found, 1.5) >= 0.6 * len(truth)
+    assert _match_px(truth, found, 1.5) >= 0.85 * len(truth)
     assert len(found) <= len(frame.truth["cards"])
 
 
