@@ -15,16 +15,20 @@ from vision import labelling as lb
 TRUE = np.array([[212.3, 151.7], [397.9, 166.4], [379.6, 426.1], [193.8, 411.2]])
 
 
-@pytest.fixture(scope="module")
-def photo() -> np.ndarray:
+def _drawn(corners: np.ndarray) -> np.ndarray:
     """A white card on a dark table, drawn 8x larger and shrunk (exact sub-pixel edges), blurred."""
     k = 8
     big = np.full((560 * k, 640 * k, 3), 45, np.uint8)
     cv2.fillPoly(
-        big, [np.round(((TRUE + 0.5) * k - 0.5) * 16).astype(np.int32)], (235, 235, 235), cv2.LINE_8, 4
+        big, [np.round(((corners + 0.5) * k - 0.5) * 16).astype(np.int32)], (235, 235, 235), cv2.LINE_8, 4
     )
     img = cv2.resize(big, (640, 560), interpolation=cv2.INTER_AREA)
     return cv2.GaussianBlur(img, (5, 5), 0.8)
+
+
+@pytest.fixture(scope="module")
+def photo() -> np.ndarray:
+    return _drawn(TRUE)
 
 
 def test_rough_corners_snap_onto_the_true_corners(photo):
@@ -34,6 +38,22 @@ def test_rough_corners_snap_onto_the_true_corners(photo):
         got = lb.snap_quad(photo, rough[[2, 3, 0, 1]])  # any starting corner
         assert got.snapped, got.note
         assert np.linalg.norm(got.corners - TRUE, axis=1).max() < 0.5
+
+
+def test_a_card_turned_45_degrees_snaps_too():
+    # Its rough and fitted corners may be ordered from different starting corners: the snap must
+    # not take that for a move of half the card.
+    # A square card turned 45 degrees: its top and left corners lie equally near the top-left.
+    t = np.radians(45.0)
+    u, v = np.array([np.cos(t), np.sin(t)]), np.array([-np.sin(t), np.cos(t)])
+    true = lb.order_corners(np.array([[320, 280] + a * 110 * u + b * 110 * v for a, b in ((-1, -1), (1, -1), (1, 1), (-1, 1))]))
+    img = _drawn(true)
+    rng = np.random.default_rng(3)
+    for _ in range(6):
+        got = lb.snap_quad(img, true + rng.uniform(-5, 5, true.shape))
+        assert got.snapped, got.note
+        best = min(np.linalg.norm(np.roll(got.corners, k, axis=0) - true, axis=1).max() for k in range(4))
+        assert best < 0.5
 
 
 def test_a_label_file_has_the_documented_format(photo, tmp_path, monkeypatch):

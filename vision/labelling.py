@@ -235,7 +235,9 @@ def snap_quad(img: np.ndarray, rough: Any) -> Snap:
             why.append(f"reach {reach:.1f}: no fit")
             continue
         c = order_corners(fit.corners)
-        move = float(np.linalg.norm(c - q, axis=1).max())
+        # Near 45 degrees the fit and the rough corners may start at different corners: the move
+        # is the least over the four ways of pairing them round.
+        move = min(float(np.linalg.norm(np.roll(c, k, axis=0) - q, axis=1).max()) for k in range(4))
         sup = [x.support for x in fit.sides]
         res = [x.residual_px for x in fit.sides]
         desc = (
