@@ -67,12 +67,9 @@ class CardMap:
         """File name and version of the weights, so a result can be traced to them."""
         return {"file": self.path.name, "version": self.card.get("version", "unversioned")}
 
-    def read(self, image: np.ndarray, fine: bool = False) -> CardMapReading:
-        """The map of a BGR frame; `fine`: at twice the scale (small cards, whose boundary bands
-        the usual scale cannot resolve; four times the work)."""
+    def read(self, image: np.ndarray) -> CardMapReading:
         h, w = image.shape[:2]
-        long_side = self.long_side * (2 if fine else 1)
-        k = long_side / max(h, w)
+        k = self.long_side / max(h, w)
         size = (max(1, round(w * k)), max(1, round(h * k)))
         small = cv2.resize(image, size, interpolation=cv2.INTER_AREA if k < 1 else cv2.INTER_LINEAR)
         if small.ndim == 2:
@@ -84,7 +81,7 @@ class CardMap:
         logits = self._net.forward()[0]
         mh, mw = size[1] // 2, size[0] // 2
         p = 1.0 / (1.0 + np.exp(-logits[:, :mh, :mw]))
-        return CardMapReading(p[0], p[1], scale=2.0 * max(h, w) / long_side)
+        return CardMapReading(p[0], p[1], scale=2.0 * max(h, w) / self.long_side)
 
 
 @lru_cache(maxsize=1)

@@ -4,8 +4,7 @@ The map (`vision.cardmap`) says where each card is; its region's outline gives a
 quadrilateral; the sub-pixel edge fit (`vision.edges.refine_quad`) places each side on the card's
 real edge. With a calibration the edges are placed as `CardDetector.place` places them (shadows,
 printed frames and the card's size say which line is the card's edge), and cards cut by the
-frame are completed by their size. Small cards are read again at twice the map's scale. What
-remains hand-set is below, each with its reason.
+frame are completed by their size. What remains hand-set is below, each with its reason.
 """
 
 from __future__ import annotations
@@ -49,11 +48,6 @@ MAX_ASPECT = 3.0
 # A calibrated fit this close to the card's size (relative, both sides) is the card's own edge:
 # no other fit is tried (a camera's calibration and a card's cut hold its size to about 1 %).
 SIZE_SURE = 0.015
-# A card the map reads at fewer than this many of its px across (short side) is too small for its
-# boundary band to part it from a touching one: it is read again at twice the scale, when the map
-# is this sure of it (a fragment of print or shadow, which it is not, is no card).
-SMALL_CARD_MAP_PX = 12
-SMALL_CARD_SURE = 0.8
 # Two reports of one card (two regions of one card split by a printed line) overlap this much.
 SAME_CARD_IOU = 0.5
 
@@ -87,26 +81,9 @@ class MapCardDetector:
         min_side = max(self.settings.min_side_px, max(image.shape[:2]) / 70)
         reading = self.map.read(image)
         self.last_map = reading
-        regions = card_regions(reading, min_area_px=min_side**2)
-        small = [_short_side(r.contour) < SMALL_CARD_MAP_PX * reading.scale for r in regions]
-        sure = [s and r.confidence >= SMALL_CARD_SURE and _aspect(r.contour) <= MAX_ASPECT for r, s in zip(regions, small)]
         if self.placer is not None:
             self.placer.start_frame(image)
-        # A small region is read only at the finer scale: one the map is not sure of is a fragment
-        # (of print, shadow or a pawn), no card (randomised renders: precision 78 -> 82 %).
-        found, cut = self._cards_in(image, reading, [r for r, s in zip(regions, small) if not s])
-        if any(sure):
-            # The small cards again, at twice the scale (not the large ones: the network learnt
-            # cards at the usual scale, and reads a large one worse when it is larger still).
-            fine = self.map.read(image, fine=True)
-            large = [shapely.Polygon(r.contour).buffer(0) for r, s in zip(regions, small) if not s]
-            again = [
-                r
-                for r in card_regions(fine, min_area_px=min_side**2)
-                if not any(p.contains(shapely.Point(r.contour.mean(axis=0))) for p in large)
-            ]
-            more, more_cut = self._cards_in(image, fine, again)
-            found, cut = found + more, cut + more_cut
+        found, cut = self._cards_in(image, reading, card_regions(reading, min_area_px=min_side**2))
         if self.placer is not None:
             if cut:
                 found += self.placer.place_cut(image, cut, _distinct(found))
@@ -250,17 +227,6 @@ def _side_lines(contour: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndar
         points.append((x0, y0))
         directions.append((vx, vy))
     return np.array(points, np.float64), np.array(directions, np.float64)
-
-
-def _short_side(contour: np.ndarray) -> float:
-    """The short side of an outline's least enclosing rectangle."""
-    return float(min(cv2.minAreaRect(contour.astype(np.float32))[1]))
-
-
-def _aspect(contour: np.ndarray) -> float:
-    """Long over short side of an outline's least enclosing rectangle."""
-    a, b = cv2.minAreaRect(contour.astype(np.float32))[1]
-    return max(a, b) / max(min(a, b), 1e-9)
 
 
 def _at_frame_edge(contour: np.ndarray, reading: CardMapReading) -> bool:

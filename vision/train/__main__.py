@@ -176,6 +176,8 @@ def write_card(state: dict, path: Path) -> None:
         "(sides multiples of 32), output logits (interior, boundary) at half resolution",
         # One command per run; each later one resumed the weights of the one before.
         "training_commands": [_command(r["args"]) for r in runs] or [_command(args)],
+        # Each run read frames at the long side the code then had (runs before this was recorded: 512).
+        "input_long_side_per_run": [r.get("input_long_side", 512) for r in runs],
         "data": {
             "randomised_renders": f"vision.synthetic.randomised seeds 0..{args['renders'] - 1}",
             "project_renders": f"vision.train.data.project_render_example seeds {PROJECT_SEED}..{PROJECT_SEED + args['project_renders'] - 1}",
@@ -233,6 +235,7 @@ def train(args: argparse.Namespace) -> None:
         {
             "from_step": step,
             "args": {k: v for k, v in vars(args).items() if k != "export"},
+            "input_long_side": MAP_LONG_SIDE,
             "train_photos": [f"{p.source}/{p.image_path.name}" for p in train_photos],
         }
     ]
