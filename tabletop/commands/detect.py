@@ -40,10 +40,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--detector",
-        choices=("rules", "map"),
-        default="rules",
-        help="how cards are found: the hand-written rules (default) or the learned card map "
-        "(vision/models/cardmap.onnx; see its model card cardmap.json)",
+        choices=("auto", "rules", "map"),
+        default="auto",
+        help="how cards are found: the learned card map (vision/models/cardmap.onnx; see its model "
+        "card cardmap.json) or the hand-written rules; auto (default): the map without a "
+        "calibration, the rules with one (each measured the better there)",
     )
     p.set_defaults(run=run)
 
