@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -154,12 +155,16 @@ def figures(scores: dict[str, Score]) -> dict:
 
 
 def _figures(s: Score) -> dict:
+    # None where there is no figure (no detection, no card found): JSON has no NaN.
+    def fig(v: float, n: int) -> float | None:
+        return None if math.isnan(v) else round(v, n)
+
     return {
         "photos": s.photos,
         "cards": s.cards,
-        "recall": round(s.recall, 4),
-        "precision": round(s.precision, 4),
-        "corner_rms_px": round(s.rms_px, 3),
+        "recall": fig(s.recall, 4),
+        "precision": fig(s.precision, 4),
+        "corner_rms_px": fig(s.rms_px, 3),
     }
 
 
@@ -193,7 +198,7 @@ def report(split: str, photos: Path, detector: str, out=print, card: Path | None
             "map": figures(ours),
             "otsu_baseline": figures(base),
         }
-        card.write_text(json.dumps(d, indent=1) + "\n")
+        card.write_text(json.dumps(d, indent=1, allow_nan=False) + "\n")
         out(f"figures written to {card}")
     return 0
 

@@ -27,3 +27,15 @@ def test_detections_on_ignored_regions_or_inside_a_found_card_count_neither_way(
     s = score_photo([CARD], [deck], [CARD, deck + 0.5, art])
     assert (s.found, s.false, s.detections) == (1, 0, 3)
     assert s.recall == 1.0 and s.precision == 1.0
+
+
+def test_figures_without_a_card_found_are_null_not_nan():
+    # A source where nothing was detected has no precision and no corner error: the model card
+    # must stay strict JSON (no NaN).
+    import json
+
+    from bench.labelled_photos import Score, _figures
+
+    f = _figures(Score(cards=1, photos=1))
+    assert f["recall"] == 0.0 and f["precision"] is None and f["corner_rms_px"] is None
+    json.dumps(f, allow_nan=False)
