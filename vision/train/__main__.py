@@ -169,15 +169,16 @@ def write_card(state: dict, path: Path) -> None:
     splits = load_splits()
     runs = state.get("runs", [])
     version = f"{time.strftime('%Y%m%d')}-step{state['step']}"
+    # The weights read frames at the long side of their last run (runs before it was recorded: 512).
+    sides = [r.get("input_long_side", 512) for r in runs] or [MAP_LONG_SIDE]
     card = {
         "version": version,
-        "input_long_side": MAP_LONG_SIDE,
-        "network": f"U-Net, widths {list(state['widths'])}, input BGR 0..255 with long side {MAP_LONG_SIDE} px "
+        "input_long_side": sides[-1],
+        "network": f"U-Net, widths {list(state['widths'])}, input BGR 0..255 with long side {sides[-1]} px "
         "(sides multiples of 32), output logits (interior, boundary) at half resolution",
         # One command per run; each later one resumed the weights of the one before.
         "training_commands": [_command(r["args"]) for r in runs] or [_command(args)],
-        # Each run read frames at the long side the code then had (runs before this was recorded: 512).
-        "input_long_side_per_run": [r.get("input_long_side", 512) for r in runs],
+        "input_long_side_per_run": sides,
         "data": {
             "randomised_renders": f"vision.synthetic.randomised seeds 0..{args['renders'] - 1}",
             "project_renders": f"vision.train.data.project_render_example seeds {PROJECT_SEED}..{PROJECT_SEED + args['project_renders'] - 1}",
