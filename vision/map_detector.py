@@ -45,8 +45,8 @@ CORNER_ROUNDING = 0.41 * 0.12
 # Longest long/short ratio of a card as the camera sees it: real cards reach 1.9 (tarot), and a
 # steep view stretches them further. The map decides what is a card; this only stops slivers.
 MAX_ASPECT = 3.0
-# A calibrated fit this close to the card's size (relative, both sides) is the card's own edge:
-# no other fit is tried (a camera's calibration and a card's cut hold its size to about 1 %).
+# A calibrated placement this close to the card's size (relative, both sides) is the card's own
+# edge: no other is tried (a camera's calibration and a card's cut hold its size to about 1 %).
 SIZE_SURE = 0.015
 # Two reports of one card (two regions of one card split by a printed line) overlap this much.
 SAME_CARD_IOU = 0.5
@@ -101,79 +101,81 @@ class MapCardDetector:
         cards = ((reading.interior > 0.5) | (reading.boundary > 0.5)).astype(np.uint8)
         off_cards = cv2.distanceTransform(1 - cards, cv2.DIST_L2, 3)
         for region in regions:
-            c = self._card(image, region, reading, cards, off_cards)
+            rough = _rough_quads(region.contour)
+            c = self._card(image, region, rough, reading, cards, off_cards)
             if c is not None:
                 found.append(c)
             elif self.placer is not None and _at_frame_edge(region.contour, reading):
-                cut += _rough_quads(region.contour)
+                cut += rough
         return found, cut
 
     def _card(
         self,
         image: np.ndarray,
         region: CardRegion,
+        rough: list[np.ndarray],
         reading: CardMapReading,
         cards: np.ndarray,
         off_cards: np.ndarray,
     ) -> CardCandidate | None:
-        """The card of one region: the first fit that passes, or with a calibration the fit
-        closest to the card's size (a frame printed a few mm inside the card passes the size
-        tolerance too, and the card's own edge is nearer its size)."""
-        s = self.settings
+        """The card of one region, from its rough quads: placed at the card's size with a
+        calibration, else the first edge fit that passes."""
         outline = shapely.Polygon(region.contour).buffer(0)
-        best, best_off = None, np.inf
-        rough = _rough_quads(region.contour)
+        if self.placer is not None:
+            return self._placed(image, rough, outline, reading, cards)
         for r in REACHES_MAP_PX:
             for q in rough:
-                reach = max(3.0, r * reading.scale)
-                if self.placer is not None:
-                    for placed in self.placer.place(image, q, reach):
-                        off = self._held_to_map(placed.corners_px, outline, reading, cards)
-                        if off is not None and off < best_off:
-                            best, best_off = placed, off
-                    if best_off <= SIZE_SURE:
-                        return best
-                    continue
-                fit = refine_quad(image, q, reach=reach, passes=2)
-                if fit is None:
-                    continue
-                # Each side straight and seen along enough of its length (an edge, not a speck).
-                if any(sd.support < s.min_support or sd.residual_px > s.max_residual_px for sd in fit.sides):
-                    continue
-                order = corner_order(fit.corners)
-                c = fit.corners[order]
-                if not _plausible(c):
-                    continue
-                allowed = CORNER_OFF_MAP + CORNER_ROUNDING * side_lengths(c)[0] / reading.scale
-                if _off_map(off_cards, reading.to_map(c)) > allowed:
-                    continue
-                if shapely.Polygon(c).intersection(outline).area < REGION_COVERED * outline.area:
-                    continue
-                if _share_on(cards, reading.to_map(c)) < FIT_ON_CARDS:
-                    continue
-                sigma = fit.sigma_px[order]
-                score = float(region.confidence * fit.support)
-                if self.table is None:
-                    return CardCandidate(c, sigma, score, fit)
-                mm = self.table.to_mm(c)
-                off = self._size_error(mm)
-                if off <= s.size_tolerance and off < best_off:
-                    sigma_mm = np.asarray(self.table.sigma_mm(c, sigma))
-                    best, best_off = CardCandidate(c, sigma, score, fit, mm, sigma_mm), off
-                    if off <= SIZE_SURE:
-                        return best
+                c = self._fitted(image, q, max(3.0, r * reading.scale), region, outline, reading, cards, off_cards)
+                if c is not None:
+                    return c
+        return None
+
+    def _placed(
+        self, image: np.ndarray, rough: list[np.ndarray], outline: shapely.Geometry, reading: CardMapReading, cards: np.ndarray
+    ) -> CardCandidate | None:
+        """With a calibration: of the placements (`CardDetector.place`) that keep to the map, the
+        one nearest the card's size (a frame printed a few mm inside the card passes the size
+        tolerance too, and the card's own edge is nearer its size)."""
+        best, best_off = None, np.inf
+        for r in REACHES_MAP_PX:
+            for q in rough:
+                for placed in self.placer.place(image, q, max(3.0, r * reading.scale)):
+                    if not _held_to_map(placed.corners_px, outline, reading, cards):
+                        continue
+                    off = self._size_error(self.table.to_mm(placed.corners_px))
+                    if off < best_off:
+                        best, best_off = placed, off
+                if best_off <= SIZE_SURE:
+                    return best
         return best
 
-    def _held_to_map(
-        self, c: np.ndarray, outline: shapely.Geometry, reading: CardMapReading, cards: np.ndarray
-    ) -> float | None:
-        """A placed card `c` (frame px) that covers its region and lies on what the map calls
-        card: its size error; None if it strays from the map."""
-        if shapely.Polygon(c).intersection(outline).area < REGION_COVERED * outline.area:
+    def _fitted(
+        self,
+        image: np.ndarray,
+        q: np.ndarray,
+        reach: float,
+        region: CardRegion,
+        outline: shapely.Geometry,
+        reading: CardMapReading,
+        cards: np.ndarray,
+        off_cards: np.ndarray,
+    ) -> CardCandidate | None:
+        """The card whose sides the edge fit places near the rough quad `q`, if it passes."""
+        s = self.settings
+        fit = refine_quad(image, q, reach=reach, passes=2)
+        if fit is None:
             return None
-        if _share_on(cards, reading.to_map(c)) < FIT_ON_CARDS:
+        # Each side straight and seen along enough of its length (an edge, not a speck).
+        if any(sd.support < s.min_support or sd.residual_px > s.max_residual_px for sd in fit.sides):
             return None
-        return self._size_error(self.table.to_mm(c))
+        order = corner_order(fit.corners)
+        c = fit.corners[order]
+        if not _plausible(c):
+            return None
+        allowed = CORNER_OFF_MAP + CORNER_ROUNDING * side_lengths(c)[0] / reading.scale
+        if _off_map(off_cards, reading.to_map(c)) > allowed or not _held_to_map(c, outline, reading, cards):
+            return None
+        return CardCandidate(c, fit.sigma_px[order], float(region.confidence * fit.support), fit)
 
     def _size_error(self, corners_mm: np.ndarray) -> float:
         """The larger relative error of the fit's two side lengths against the card's."""
@@ -234,6 +236,14 @@ def _at_frame_edge(contour: np.ndarray, reading: CardMapReading) -> bool:
     m = reading.to_map(contour)
     h, w = reading.interior.shape
     return bool(m.min() < 1.5 or (m[:, 0] > w - 2.5).any() or (m[:, 1] > h - 2.5).any())
+
+
+def _held_to_map(c: np.ndarray, outline: shapely.Geometry, reading: CardMapReading, cards: np.ndarray) -> bool:
+    """Whether a card `c` (frame px) covers its region's `outline` and lies on what the map calls
+    card (`cards`)."""
+    if shapely.Polygon(c).intersection(outline).area < REGION_COVERED * outline.area:
+        return False
+    return _share_on(cards, reading.to_map(c)) >= FIT_ON_CARDS
 
 
 def _plausible(c: np.ndarray) -> bool:
