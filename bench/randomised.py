@@ -59,7 +59,8 @@ def calibrated_detector(kind: str, sample: TrainingSample):
 
 
 def run(frames: int, seed: int, detector: str, calibrated: bool = False, out=print) -> tuple[Score, Score]:
-    detect = make_detector(detector)
+    # With a calibration each frame gets its own detector (its table and card size).
+    detect = None if calibrated else make_detector(detector)
     ours, base = Score(), Score()
     bent = 0
     for s in range(seed, seed + frames):
