@@ -155,7 +155,7 @@ def test_events_are_json_and_of_known_types():
 def test_setup_returns_the_game_and_its_first_events():
     g, events = ThePlanGame.setup({"seats": ["ann", "bob", "cat"]}, 2)
     assert events == g.events and events[0]["type"] == "game_set_up"
-    assert events[0]["public"]["rules_version"] == 1 and events[0]["public"]["variant"] == "standard"
+    assert events[0]["public"]["rules_version"] == 2 and events[0]["public"]["variant"] == "standard"
 
 
 def test_a_dealt_hand_is_private_to_its_player():

@@ -2,6 +2,7 @@
 
 import json
 import random
+from importlib import resources
 
 import pytest
 from theplan_helpers import COMPONENTS, claim_face_up_or_first, of_type, physical, plan, report, reveal
@@ -19,6 +20,8 @@ from referee.theplan import (
     ThePlanGame,
 )
 from referee.theplan.agents import play_random_game, random_command
+from referee.theplan.components import parse_components
+from referee.theplan.scoring import winners
 
 T5 = ("jewels-1a", "sculptures-1a", "natural_history-1a", "paintings-1a", "fossils-1a")
 
@@ -320,3 +323,26 @@ def test_digital_tied_claimants_draw_the_top_of_the_pile_without_being_asked():
                 assert [d["trinket"] for d in draws][: len(blind)] == pile[: len(blind)]
                 return
     raise AssertionError("no tie for trinkets in 40 random games")
+
+
+def test_solitaire_a_full_tie_with_a_ghost_is_no_win():
+    # Too few treasures for a first turn: the game ends at once, everyone on 0 with nothing to
+    # break the tie. "The player wins by outscoring every Ghost": the Ghost keeps the win.
+    doc = json.loads(resources.files("referee.theplan").joinpath("components.json").read_text())
+    doc["treasures"] = doc["treasures"][:4]
+    g = ThePlanGame.setup({"seats": ["me"], "ghosts": ["ghost"]}, 5, parse_components(doc))[0]
+    assert g.is_over and g.result["ranking"] == [["me", "ghost"]]
+    assert g.result["winners"] == ["ghost"]
+    assert of_type(g.events, "game_ended")[0]["public"]["winners"] == ["ghost"]
+
+
+def test_solitaire_winners_the_player_only_by_outranking_every_ghost():
+    def s(score, sets=0, treasures=0, trinkets=0):
+        return {"score": score, "sets": sets, "treasures": treasures, "trinkets": trinkets, "points": score}
+
+    players, ghosts = ["me", "g1", "g2"], ("g1", "g2")
+    assert winners({"me": s(9), "g1": s(8), "g2": s(9, 0, 0, 1)}, players, ghosts) == ["g2"]
+    assert winners({"me": s(9, 1), "g1": s(9), "g2": s(3)}, players, ghosts) == ["me"]  # the tie-break decides
+    assert winners({"me": s(9), "g1": s(9), "g2": s(9)}, players, ghosts) == ["g1", "g2"]
+    assert winners({"me": s(10), "g1": s(9), "g2": s(9)}, players, ghosts) == ["me"]
+    assert winners({"a": s(9), "b": s(9), "c": s(1)}, ["a", "b", "c"]) == ["a", "b"]  # otherwise shared

@@ -29,10 +29,10 @@ from referee.theplan.components import SMASH_AND_GRAB, Components, default_compo
 from referee.theplan.config import GameConfig, resolve_config
 from referee.theplan.errors import MalformedCommand, RuleViolation
 from referee.theplan.events import Event, make_event
-from referee.theplan.scoring import ranking, score_collection
+from referee.theplan.scoring import ranking, score_collection, winners
 from referee.theplan.state import State, apply_event, new_state, rng_for
 
-RULES_VERSION = 1  # bump when a rule's reading changes, so stored logs say which rules they followed
+RULES_VERSION = 2  # bump when a rule's reading changes, so stored logs say which rules they followed
 TREASURES_PER_TURN = 5
 TRINKETS_PER_TURN = 3
 
@@ -391,9 +391,11 @@ class ThePlanGame:
         self._emit("plans_passed", {"direction": self._direction()}, private)
 
     def _end_game(self) -> None:
+        config = self._state.config
         scores = self.scores()
-        places = ranking(scores, self._state.config.players)
-        self._emit("game_ended", {"scores": scores, "ranking": places, "winners": places[0]})
+        places = ranking(scores, config.players)
+        won = winners(scores, config.players, config.ghosts)
+        self._emit("game_ended", {"scores": scores, "ranking": places, "winners": won})
 
     def _execute_step(self) -> bool:
         """One automatic execution step; False when a player (or the steward) must act first."""

@@ -1,9 +1,9 @@
-"""Scoring: points, complete sets, tie-breaks and shared wins (RULINGS.md, 'Scoring and ties')."""
+"""Scoring: points, complete sets, tie-breaks, shared wins and the solitaire win (RULINGS.md)."""
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from referee.theplan.components import Components
 
@@ -53,3 +53,13 @@ def ranking(scores: Mapping[str, Mapping[str, int]], seats: Sequence[str]) -> li
     """Places from first to last; players still tied after every tie-break share a place."""
     keys = sorted({ranking_key(scores[s]) for s in seats}, reverse=True)
     return [[s for s in seats if ranking_key(scores[s]) == k] for k in keys]
+
+
+def winners(
+    scores: Mapping[str, Mapping[str, int]], players: Sequence[str], ghosts: Collection[str] = ()
+) -> list[str]:
+    """Who wins: everyone in first place, except in solitaire, where "the player wins by
+    outscoring every Ghost" (RULINGS, Variants): a player who shares first place with a Ghost
+    has not outscored it, so the Ghosts in first place win instead."""
+    first = ranking(scores, players)[0]
+    return [p for p in first if p in ghosts] or first
