@@ -258,3 +258,21 @@ def test_a_face_down_bomb_without_nash_on_it_does_not_go_off_when_destroyed():
     game.apply(Move("ann", "S1"))
     events = game.apply(ChooseTarget("ann", ("S2",)))
     assert "space_revealed" not in types(events) and "S3" in game.spaces
+
+
+def test_monster_nash_face_down_bomb_goes_off_even_when_the_turn_ends_by_a_fall():
+    # ann's own Bomb (S1) destroys S2 under Nash; ann falls, which ends her turn, but the Bomb
+    # under Nash was already set off: it goes off with Nash on it and takes S3 (and eve) too.
+    game = build(SIX, powers=True,
+                 spaces={"S1": ("Bomb", above("ann"), False), "S2": ("Bomb", (1100.0, 150.0), False),
+                         "S3": ("Empty Lair", (1220.0, 150.0), True)},
+                 pawns={"fay": "S2", "eve": "S3"})  # fmt: skip
+    assert game.graph.reach("S1", "S3").verdict.value == "illegal"  # only S2's blast reaches S3
+    events = game.apply(Move("ann", "S1"))
+    t = types(events)
+    assert event(events, "space_revealed").public == {"space": "S2", "name": "Bomb"}
+    assert [e.public["space"] for e in events if e.type == "space_destroyed"] == ["S1", "S2", "S3"]
+    assert [e.public["player"] for e in events if e.type == "player_fell"] == ["ann", "fay", "eve"]
+    assert t.index("space_revealed") < t.index("turn_ended") and game.current == "bob"
+    assert "S3" not in game.spaces and game.position("eve") == "start:eve"
+    assert game.card_count() == 47

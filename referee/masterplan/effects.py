@@ -1,7 +1,9 @@
 """Resolving what happens: flips, a card's effect steps, destruction, falls, draws, turn ends.
 
 Effects run as a queue of tasks (`GameState.tasks`); a task that needs input sets `waiting` and
-the queue resumes when the answering command arrives.
+the queue resumes when the answering command arrives. A task marked "set_off" (a trap under
+Monster Nash that another player's effect destroyed) was already set off: it still resolves when
+the turn ends early, before the next turn starts.
 """
 
 from __future__ import annotations
@@ -89,7 +91,8 @@ class Effects(GameState):
         """Monster Nash's face-down space destroyed by another player's effect: its traps go off."""
         card = self.config.deck.card(name)
         steps = [
-            {"do": st.do, "n": 0, "you": by, "space": space, "card_name": name, "corners": corners}
+            {"do": st.do, "n": 0, "you": by, "space": space, "card_name": name, "corners": corners,
+             "set_off": True}
             for st in card.effect
             if st.do == "destroy_within_reach"  # destroy_this already happened
         ]
@@ -98,10 +101,13 @@ class Effects(GameState):
     def _run(self) -> None:
         while not self.game_over and self.waiting is None:
             if self.turn["ends"]:
-                self.tasks.clear()
-                self._end_turn()
-                continue
-            if not self.tasks:
+                # The rest of the turn is cut off, but effects already set off still resolve
+                # (RULINGS: Nash's face-down Bomb goes off even if its setter fell).
+                self.tasks[:] = [t for t in self.tasks if t.get("set_off")]
+                if not self.tasks:
+                    self._end_turn()
+                    continue
+            elif not self.tasks:
                 return
             self._do_task(self.tasks.pop(0))
 
@@ -236,6 +242,7 @@ class Effects(GameState):
                         "you": by,
                         "card": s.card,
                         "corners": corners_list(outline),
+                        "set_off": True,
                     }
                 )
         fallers = [p for p in self._from_current() if self.players[p].position in gone]

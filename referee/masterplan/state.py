@@ -12,7 +12,7 @@ from referee.masterplan.events import Event
 
 Z_MASK, BADMAHN, MYSTERIOUS_M = "Z-Mask", "Dr. Badmahn", "Mysterious M"
 MS_FYRE, POACHER, NASH = "Ms. Fyre", "Plutonian Poacher", "Monster Nash"
-RULES_VERSION = 1  # bump when a rule change would make old event logs replay differently
+RULES_VERSION = 2  # bump when a rule change would make old event logs replay differently
 # A placed card may differ this much (relative) from the nominal card size: camera noise and
 # sleeves, but not a coaster or a card lying on its edge.
 CARD_SIZE_TOLERANCE = 0.25
