@@ -154,7 +154,7 @@ def test_only_the_effects_owner_makes_its_choice():
     game.apply(Move("ann", "S1"))
     with pytest.raises(RuleViolation) as info:
         game.apply(ChooseTarget("bob", ("S1",)))
-    assert info.value.code == "not_your_turn"
+    assert info.value.code == "not_your_choice"
 
 
 def test_teleporter_moves_to_a_face_up_space_but_never_the_trophy():

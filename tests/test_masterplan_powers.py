@@ -43,11 +43,11 @@ def test_powers_are_off_unless_chosen_for_the_game():
 
 def test_z_mask_minion_flips_a_card_he_could_move_to_and_he_makes_its_choices():
     game = build(SIX, powers=True, spaces={"S1": ("Laser Gun", above("ann"), False), "S2": ("Empty Lair", (300.0, 500.0), True)},
-                 pawns={"eve": "S2"})  # fmt: skip
+                 pawns={"cat": "S2"})  # fmt: skip
     events = game.apply(SendMinion("ann", "S1"))
     assert event(events, "space_flipped").public["by"] == "ann" and game.position("ann") == "start:ann"
     game.apply(ChooseTarget("ann", ("S2",)))
-    assert game.position("eve") == "start:eve"
+    assert game.position("cat") == "start:cat"
     assert game.step == "move"  # the minion went before his Move; he may still move
     game.apply(Move("ann", "S1"))
     assert game.position("ann") == "S1"
@@ -276,3 +276,51 @@ def test_monster_nash_face_down_bomb_goes_off_even_when_the_turn_ends_by_a_fall(
     assert t.index("space_revealed") < t.index("turn_ended") and game.current == "bob"
     assert "S3" not in game.spaces and game.position("eve") == "start:eve"
     assert game.card_count() == 47
+
+
+def test_plutonian_poacher_who_falls_on_another_players_turn_may_take_table_cards():
+    # "When he would draw": the fall's draw too. eve answers her own choice on ann's turn.
+    game = build(SIX, powers=True,
+                 spaces={"S1": ("Laser Gun", above("ann"), False), "S2": ("Empty Lair", (300.0, 500.0), True),
+                         "S4": ("Rocket Boots", (500.0, 500.0), True)},
+                 pawns={"eve": "S2"}, hands={"eve": ["Trapdoor"]})  # fmt: skip
+    game.apply(Move("ann", "S1"))
+    events = game.apply(ChooseTarget("ann", ("S2",)))
+    need = event(events, "choice_needed").public
+    assert need["player"] == "eve" and need["effect"] == "draw" and need["count"] == 4
+    assert need["options"] == ["S4"]  # S1 is ann's (occupied); S2 was destroyed
+    assert game.position("eve") == "start:eve" and game.hand("eve") == []
+    assert game.to_act() == "eve"
+    assert game.legal_commands("ann") == []
+    assert set(game.legal_commands("eve")) == {ChooseTarget("eve", ("S4",)), SkipStep("eve")}
+    refuse(game, ChooseTarget("ann", ("S4",)), "not_your_choice")
+    refuse(game, SkipStep("ann"), "not_your_choice")
+    refuse(game, SkipStep("bob"), "not_your_choice")
+    events = game.apply(ChooseTarget("eve", ("S4",)))
+    assert event(events, "card_taken_from_table").public["player"] == "eve"
+    assert len(game.hand("eve")) == 4 and game.card_name(game.hand("eve")[0]) == "Rocket Boots"
+    assert game.current == "ann" and game.step == "add" and game.to_act() == "ann"
+    assert game.card_count() == 47
+
+
+def test_plutonian_poacher_may_decline_the_table_on_his_fall_and_draw_from_the_deck():
+    game = build(SIX, powers=True,
+                 spaces={"S1": ("Laser Gun", above("ann"), False), "S2": ("Empty Lair", (300.0, 500.0), True),
+                         "S4": ("Rocket Boots", (500.0, 500.0), True)},
+                 pawns={"eve": "S2"})  # fmt: skip
+    game.apply(Move("ann", "S1"))
+    game.apply(ChooseTarget("ann", ("S2",)))
+    game.apply(SkipStep("eve"))
+    assert len(game.hand("eve")) == 4 and "S4" in game.spaces
+    assert game.current == "ann" and game.step == "add"
+
+
+def test_plutonian_poacher_falling_on_his_own_turn_chooses_then_the_turn_ends():
+    game = build(SIX, powers=True, current="eve",
+                 spaces={"S1": ("Trapdoor", above("eve"), False), "S4": ("Rocket Boots", (700.0, 500.0), True)})  # fmt: skip
+    events = game.apply(Move("eve", "S1"))
+    assert event(events, "choice_needed").public["player"] == "eve" and game.current == "eve"
+    assert "turn_ended" not in types(events)
+    events = game.apply(ChooseTarget("eve", ("S4",)))
+    assert types(events)[-2:] == ["turn_ended", "turn_started"] and game.current == "fay"
+    assert len(game.hand("eve")) == 4 and game.position("eve") == "start:eve"

@@ -16,6 +16,7 @@ from referee.masterplan import (
     PlaceCard,
     RuleViolation,
     Seat,
+    SendMinion,
     SkipStep,
     private_events_for,
     public_event,
@@ -243,14 +244,14 @@ def test_drawing_from_an_empty_deck_reshuffles_the_discard():
     assert len(game.deck) == n - 1 and game.discard == []
 
 
-def test_sudden_death_begins_at_the_start_of_the_turn_after_the_deck_runs_out():
+def test_sudden_death_begins_as_soon_as_the_deck_runs_out():
     game = build(step="draw", deck_left=1)
     events = game.apply(Draw("ann"))
     assert game.deck == [] and game.deck_ran_out
     assert (
         types(events).index("deck_ran_out")
-        < types(events).index("turn_ended")
         < types(events).index("sudden_death_began")
+        < types(events).index("turn_ended")
     )
     assert game.sudden_death
 
@@ -367,3 +368,61 @@ def test_too_close_to_call_lenient_allows_and_strict_denies():
         spaces={"S1": ("Empty Lair", (1000.0, 44 + 88 + 62.5), True)}, sigma={"S1": 0.5}, policy="strict"
     )
     refuse(strict, Move("ann", "S1"), "too_close_to_call")
+
+
+def test_a_fall_draw_that_empties_deck_and_discard_takes_face_up_table_cards():
+    # Deck empty, discard empty, every other card in cat's hand. ann falls through a Trapdoor
+    # with an empty hand: the Trapdoor (discarded) is her one card from the reshuffled pile; the
+    # other three may come from the face-up, unoccupied table cards (RULINGS).
+    game = build(
+        spaces={"S1": ("Trapdoor", NEAR_ANN, False), "S2": ("Bomb", (600.0, 300.0), True),
+                "S3": ("Switch", (700.0, 300.0), True)},
+        pawns={"bob": "S3"}, deck_left=0,
+    )  # fmt: skip
+    game.discard.clear()
+    game.players["cat"].hand = [c for c in range(47) if c not in {s.card for s in game.spaces.values()}]
+    assert game.card_count() == 47
+    events = game.apply(Move("ann", "S1"))
+    need = event(events, "choice_needed").public
+    assert need["player"] == "ann" and need["effect"] == "draw" and need["count"] == 3
+    assert need["options"] == ["S2"] and len(game.hand("ann")) == 1
+    events = game.apply(ChooseTarget("ann", ("S2",)))
+    assert [game.card_name(c) for c in game.hand("ann")] == ["Trapdoor", "Bomb"]
+    assert types(events)[-3:] == ["turn_ended", "sudden_death_began", "turn_started"]  # not before
+    assert game.current == "bob"
+    assert not game.players["ann"].eliminated and game.card_count() == 47
+
+
+def test_sudden_death_begins_mid_turn_when_an_effect_empties_the_deck():
+    # Rulebook: "As soon as the Space Deck runs out for the first time, Sudden Death begins."
+    # Z-Mask's minion flips a Supply Drop that draws the last cards; he then steps on a Trapdoor.
+    game = build(
+        powers=True,
+        spaces={"S1": ("Supply Drop", NEAR_ANN, False), "S2": ("Trapdoor", (1100.0, 150.0), False)},
+        deck_left=2,
+    )
+    events = game.apply(SendMinion("ann", "S1"))
+    t = types(events)
+    assert game.deck_ran_out and game.sudden_death
+    assert t.index("deck_ran_out") < t.index("sudden_death_began") and "turn_ended" not in t
+    events = game.apply(Move("ann", "S2"))
+    assert "player_eliminated" in types(events) and "returned_to_start" not in types(events)
+    assert game.players["ann"].eliminated and game.current == "bob" and game.card_count() == 47
+
+
+def test_after_a_fall_empties_the_deck_sudden_death_waits_for_the_next_turn_even_for_the_current_player():
+    # bob falls to Z-Mask's minion's Laser Gun and his draw empties the deck: bob stays, and so
+    # does Z-Mask when he steps on a Trapdoor in the same turn (Sudden Death starts next turn).
+    game = build(
+        powers=True,
+        spaces={"S1": ("Laser Gun", NEAR_ANN, False), "S2": ("Trapdoor", (1100.0, 150.0), False),
+                "S3": ("Empty Lair", (600.0, 300.0), True)},
+        pawns={"bob": "S3"}, deck_left=3,
+    )  # fmt: skip
+    game.apply(SendMinion("ann", "S1"))
+    game.apply(ChooseTarget("ann", ("S3",)))
+    assert game.deck_ran_out and not game.sudden_death and len(game.hand("bob")) == 4
+    events = game.apply(Move("ann", "S2"))
+    t = types(events)
+    assert "player_eliminated" not in t and game.position("ann") == "start:ann"
+    assert t.index("turn_ended") < t.index("sudden_death_began") and game.sudden_death

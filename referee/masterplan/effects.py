@@ -1,9 +1,9 @@
 """Resolving what happens: flips, a card's effect steps, destruction, falls, draws, turn ends.
 
 Effects run as a queue of tasks (`GameState.tasks`); a task that needs input sets `waiting` and
-the queue resumes when the answering command arrives. A task marked "set_off" (a trap under
-Monster Nash that another player's effect destroyed) was already set off: it still resolves when
-the turn ends early, before the next turn starts.
+the queue resumes when the answering command arrives. A task marked "set_off" (a fall's draw, a
+trap under Monster Nash that another player's effect destroyed) was already set off: it still
+resolves when the turn ends early, before the next turn starts.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from geometry import CardOutline, Reach, Verdict, measure_reaches
 from referee.masterplan.state import (
     MYSTERIOUS_M,
     NASH,
-    POACHER,
     GameState,
     PlayerState,
     corners_list,
@@ -90,9 +89,9 @@ class Effects(GameState):
     def _queue_trap_effects(self, name: str, by: str, space: str, corners: list[list[float]]) -> None:
         """Monster Nash's face-down space destroyed by another player's effect: its traps go off."""
         card = self.config.deck.card(name)
+        here = {"you": by, "space": space, "card_name": name, "corners": corners, "set_off": True}
         steps = [
-            {"do": st.do, "n": 0, "you": by, "space": space, "card_name": name, "corners": corners,
-             "set_off": True}
+            {"do": st.do, "n": 0, **here}
             for st in card.effect
             if st.do == "destroy_within_reach"  # destroy_this already happened
         ]
@@ -149,11 +148,10 @@ class Effects(GameState):
         elif do == "draw":
             assert you is not None
             opts = self._table_draw_options()
-            poacher = self.powers and you.villain == POACHER
-            if opts and (poacher or (not self.deck and not self.discard)):
+            if opts and self._may_take_from_table(you):
                 self._offer(t, "draw", opts, optional=True, count=t["n"])
             else:
-                self._draw_cards(you, t["n"])
+                self._draw_cards(you, t["n"], fall=t.get("fall", False), then_table=t)
         elif do == "extra_move":
             self.waiting = {"for": "extra_move", "player": t["you"], "card_name": t["card_name"]}
             self._emit("extra_move_offered", {"player": t["you"]})
@@ -184,6 +182,7 @@ class Effects(GameState):
         self.waiting = {
             "for": "choose_target", "player": t["you"], "effect": effect, "options": options,
             "optional": optional, "count": count, "card_name": t["card_name"],
+            "_fall": t.get("fall", False),  # a fall's draw: the deck running out spares him
         }  # fmt: skip
         self._emit("choice_needed", self.public_waiting() or {})
 
@@ -246,27 +245,31 @@ class Effects(GameState):
                     }
                 )
         fallers = [p for p in self._from_current() if self.players[p].position in gone]
-        for p in fallers:
-            self._fall(self.players[p])
-        self.tasks[0:0] = followups
+        # All fall at once; then each draws, in turn order (a draw may wait for a choice).
+        draws = [d for d in (self._fall(self.players[p]) for p in fallers) if d is not None]
+        self.tasks[0:0] = draws + followups
         self._check_last_standing()
 
-    def _fall(self, p: PlayerState) -> None:
+    def _fall(self, p: PlayerState) -> dict[str, Any] | None:
+        """`p` falls: he discards his hand and returns to his starting card, or is eliminated in
+        Sudden Death. Returns his draw of 4 as a task for the caller to queue (None if
+        eliminated): it is a draw like any other, so a Poacher may take table cards."""
         self._emit("player_fell", {"player": p.name, "space": p.position})
         count = len(p.hand)
         self.discard.extend(p.hand)
         p.hand.clear()
         self._emit("hand_discarded", {"player": p.name, "count": count})
+        if p.name == self.current:
+            self.turn["ends"] = True  # a fall on your own turn ends it at once
         if self.sudden_death:
             p.eliminated = True
             p.position = None
             self._emit("player_eliminated", {"player": p.name})
-        else:
-            p.position = p.start
-            self._emit("returned_to_start", {"player": p.name, "space": p.start})
-            self._draw_cards(p, 4)
-        if p.name == self.current:
-            self.turn["ends"] = True  # a fall on your own turn ends it at once
+            return None
+        p.position = p.start
+        self._emit("returned_to_start", {"player": p.name, "space": p.start})
+        return {"do": "draw", "n": 4, "you": p.name, "space": None, "card_name": "the fall",
+                "fall": True, "set_off": True}  # fmt: skip
 
     def _check_last_standing(self) -> None:
         active = self.active_players
@@ -287,12 +290,16 @@ class Effects(GameState):
         self.waiting = None
         self._emit("game_over", {"winner": player, "reason": reason})
 
-    def _draw_cards(self, p: PlayerState, n: int) -> None:
+    def _draw_cards(
+        self, p: PlayerState, n: int, fall: bool = False, then_table: dict[str, Any] | None = None
+    ) -> None:
+        """`p` draws n cards from the deck, reshuffling the discard pile when the deck is empty.
+        `fall`: the draw after a fall. `then_table`: the draw task; when deck and discard are both
+        empty before n cards, it offers the rest from the face-up, unoccupied table cards."""
         drawn: list[int | None] = []
         for _ in range(n):
             if not self.deck:
                 if not self.discard:
-                    self._emit("nothing_to_draw", {"player": p.name})
                     break
                 self.deck, self.discard = self.discard, []
                 if self.digital:
@@ -302,17 +309,35 @@ class Effects(GameState):
             p.hand.append(card)
             drawn.append(card)
             if not self.deck and not self.deck_ran_out:
-                # RULINGS: Sudden Death begins at the start of the next turn.
-                self.deck_ran_out = True
-                self._emit("deck_ran_out", {"sudden_death_from_next_turn": True})
-        if not drawn:
-            return
-        private = (
-            {p.name: {"cards": [{"card": c, "name": self.card_names[c]} for c in drawn if c is not None]}}
-            if self.digital
-            else {}
-        )
-        self._emit("cards_drawn", {"player": p.name, "count": len(drawn)}, private)
+                self._deck_ran_out(fall)
+        if drawn:
+            private = (
+                {p.name: {"cards": [{"card": c, "name": self.card_names[c]} for c in drawn if c is not None]}}
+                if self.digital
+                else {}
+            )
+            self._emit("cards_drawn", {"player": p.name, "count": len(drawn)}, private)
+        short = n - len(drawn)
+        if short:
+            options = self._table_draw_options()
+            if then_table is not None and options:  # RULINGS: "a draw may take a face-up ... card"
+                self._offer(then_table, "draw", options, optional=True, count=short)
+            else:
+                self._emit("nothing_to_draw", {"player": p.name})
+
+    def _deck_ran_out(self, fall: bool) -> None:
+        # Rulebook: "As soon as the Space Deck runs out for the first time, Sudden Death begins",
+        # mid-turn too (RULINGS.md is being corrected to match), save that "If Sudden Death
+        # triggers because a player falls and is drawing cards, he is still in the game - Sudden
+        # Death does not apply until the next turn begins" (_start_next_turn).
+        self.deck_ran_out = True
+        self._emit("deck_ran_out", {"sudden_death_from_next_turn": fall})
+        if not fall:
+            self._begin_sudden_death()
+
+    def _begin_sudden_death(self) -> None:
+        self.sudden_death = True
+        self._emit("sudden_death_began", {})
 
     def _take_from_table(self, p: PlayerState, space: str) -> None:
         s = self.spaces.pop(space)
@@ -343,8 +368,7 @@ class Effects(GameState):
         self.turn = fresh_turn()
         self.turn_number += 1
         self.tasks.clear()
-        if self.deck_ran_out and not self.sudden_death:
-            self.sudden_death = True
-            self._emit("sudden_death_began", {})
+        if self.deck_ran_out and not self.sudden_death:  # it ran out during a fall's draw
+            self._begin_sudden_death()
         self.step = "move" if self.players[nxt].turns_taken > 0 else "add"
         self._emit("turn_started", {"player": nxt, "step": self.step, "turn": self.turn_number})

@@ -48,9 +48,9 @@ from referee.masterplan.events import Event, as_event
 from referee.masterplan.state import (
     BADMAHN,
     CARD_SIZE_TOLERANCE,
+    CHOICES,
     MS_FYRE,
     NASH,
-    POACHER,
     RULES_VERSION,
     Z_MASK,
     PlayerState,
@@ -155,9 +155,10 @@ class MasterPlanGame(Effects, Views):
         return events
 
     def to_act(self) -> str | None:
-        """The one player the game waits for (None once it is over). Reports from the table
-        (identities, positions, measurements) may also come from another player or the camera."""
-        return None if self.game_over else self.current
+        """The one player the game waits for (None once it is over): whoever a waiting choice
+        names, else the current player. Reports from the table (identities, positions,
+        measurements) may also come from another player or the camera."""
+        return None if self.game_over else self._awaited()
 
     @property
     def active_players(self) -> list[str]:
@@ -237,19 +238,21 @@ class MasterPlanGame(Effects, Views):
         return change
 
     def _cmd_skip_step(self, cmd: SkipStep) -> Callable[[], None]:
-        p = self._require_actor(cmd.player)
         w = self.waiting
-        if w is not None:
-            if w["for"] == "extra_move" or (w["for"] == "choose_target" and w["optional"]):
+        if w is not None and w["for"] in CHOICES:
+            p = self._require_chooser(cmd.player)
+            if w["for"] == "choose_target" and not w["optional"]:
+                raise self._waiting_error()
 
-                def decline() -> None:
-                    self.waiting = None
-                    self._emit("choice_declined", {"player": p.name, "effect": w.get("effect", "extra_move")})
-                    if w.get("effect") == "draw":  # a Poacher who takes nothing from the table draws
-                        self._draw_cards(p, w["count"])
+            def decline() -> None:
+                self.waiting = None
+                self._emit("choice_declined", {"player": p.name, "effect": w.get("effect", "extra_move")})
+                if w.get("effect") == "draw":  # who takes nothing from the table draws from the deck
+                    self._draw_cards(p, w["count"], fall=w["_fall"])
 
-                return decline
-            raise self._waiting_error()
+            return decline
+        p = self._require_actor(cmd.player)
+        self._require_no_waiting()
         step = self.step
 
         def change() -> None:
@@ -325,7 +328,7 @@ class MasterPlanGame(Effects, Views):
         self._require_no_waiting()
         self._require_step("draw", "send skip_step to end the earlier steps first")
         if cmd.space is not None:
-            if not ((self.powers and p.villain == POACHER) or (not self.deck and not self.discard)):
+            if not self._may_take_from_table(p):
                 raise RuleViolation(
                     "cannot_draw_from_table",
                     "Only the Plutonian Poacher, or anyone when deck and discard are both empty, takes a card from the table",
@@ -390,7 +393,7 @@ class MasterPlanGame(Effects, Views):
             elif effect == "draw":
                 for s in chosen:
                     self._take_from_table(p, s)
-                self._draw_cards(p, w["count"] - len(chosen))
+                self._draw_cards(p, w["count"] - len(chosen), fall=w["_fall"])
 
         return change
 
@@ -573,6 +576,15 @@ class MasterPlanGame(Effects, Views):
             raise RuleViolation("not_your_turn", f"It is {self.current}'s turn, not {player}'s")
         return p
 
+    def _require_chooser(self, player: str) -> PlayerState:
+        """The player a waiting choice names answers it, on his turn or another's."""
+        p = self._require_seat(player)
+        w = self.waiting
+        assert w is not None
+        if player != w["player"]:
+            raise RuleViolation("not_your_choice", f"{w['player']} makes this choice, not {player}")
+        return p
+
     def _require_reporter(self, player: str) -> None:
         if player not in REPORTERS:
             self._require_seat(player)
@@ -588,9 +600,7 @@ class MasterPlanGame(Effects, Views):
                 raise self._waiting_error()
             raise RuleViolation("nothing_to_answer", f"Nothing is waiting for {kind.replace('_', ' ')}")
         if own:
-            self._require_actor(player)
-            if player != w["player"]:
-                raise RuleViolation("not_your_choice", f"{w['player']} makes this choice, not {player}")
+            self._require_chooser(player)
         else:
             self._require_reporter(player)
         return w

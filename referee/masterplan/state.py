@@ -21,6 +21,9 @@ PUBLIC_WAITING_KEYS = (
     "for", "player", "effect", "options", "count", "optional", "spaces", "space",
     "from", "to", "gap_mm", "sigma_gap_mm", "card_name",
 )  # fmt: skip
+# Waits that only the player they name may answer (on anyone's turn); reports from the table
+# (identities, positions, measurements) may come from any seat or the camera.
+CHOICES = ("choose_target", "extra_move")
 
 
 @dataclass
@@ -113,6 +116,13 @@ class GameState:
             return None
         return {k: self.waiting[k] for k in PUBLIC_WAITING_KEYS if k in self.waiting}
 
+    def _awaited(self) -> str:
+        """The player the game waits for: the one a waiting choice names (he answers it even on
+        another player's turn, e.g. a Poacher choosing his fall's draw), else the current one."""
+        if self.waiting is not None and self.waiting["for"] in CHOICES:
+            return str(self.waiting["player"])
+        return self.current
+
     def card_count(self) -> int:
         """Space cards in deck + discard + hands + on the table (always the deck size)."""
         on_table = sum(1 for s in self.spaces.values() if s.kind == "space")
@@ -147,6 +157,12 @@ class GameState:
     def _table_draw_options(self) -> list[str]:
         taken = {p.position for p in self.players.values()}
         return [s.id for s in self.spaces.values() if s.kind == "space" and s.face_up and s.id not in taken]
+
+    def _may_take_from_table(self, p: PlayerState) -> bool:
+        """Whether a draw of `p` may take face-up, unoccupied Space cards from the table instead:
+        the Plutonian Poacher "when he would draw" (any draw, his fall's included), and anyone
+        once deck and discard are both empty (RULINGS)."""
+        return (self.powers and p.villain == POACHER) or (not self.deck and not self.discard)
 
     def _destructible(self, exclude_nash: bool = False) -> list[str]:
         nash = (

@@ -20,7 +20,7 @@ from referee.masterplan.commands import (
     SendMinion,
     SkipStep,
 )
-from referee.masterplan.state import MS_FYRE, NASH, POACHER, Z_MASK, GameState, corners_list
+from referee.masterplan.state import MS_FYRE, NASH, Z_MASK, GameState, corners_list
 
 
 class Views(GameState):
@@ -60,7 +60,7 @@ class Views(GameState):
     def legal_commands(self, player: str) -> list[Command]:
         """The discrete commands `player` may send now. Placements (Add) and the new corners
         after a Control Panel are continuous: check them with `placement_problem`."""
-        if self.game_over or player != self.current:
+        if self.game_over or player != self._awaited():
             return []
         p = self.players[player]
         w = self.waiting
@@ -106,7 +106,7 @@ class Views(GameState):
             out.append(SkipStep(player))
         elif self.step == "draw":
             out.append(Draw(player))
-            if (self.powers and p.villain == POACHER) or (not self.deck and not self.discard):
+            if self._may_take_from_table(p):
                 out += [Draw(player, s) for s in self._table_draw_options()]
             out.append(SkipStep(player))
         elif self.step == "peek":
