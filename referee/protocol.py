@@ -17,7 +17,8 @@ Private (ROUTER -> the seat's own connections only): {"v", "type": "private", "s
 Seat tokens (without --secure): the first "join" of a seat is answered with a secret "token";
   once a seat is held, a join from another connection must carry {"token": "<that token>"} or is
   refused ("seat_taken" without one, "bad_token" with a wrong one). With --secure the CURVE key
-  is the proof and no token is issued. Tokens live in the referee's memory only: after a restart
+  is the proof and no token is issued. Without --secure only a connection whose routing id the
+  referee assigned may join ("own_routing_id" otherwise). Tokens live in the referee's memory only: after a restart
   the first join of a seat takes it again and gets a new token.
 Limits: a message over MAX_MESSAGE_BYTES is answered "too_large"; one over MAX_WIRE_BYTES is never
   read (ZeroMQ drops that connection; the client's socket reconnects by itself). Numbers longer than
@@ -90,17 +91,27 @@ def _refuse_constant(name: str) -> Any:
     raise ProtocolError("bad_json", f"{name} is not a JSON number; send finite numbers only")
 
 
-def _check_depth(value: Any) -> None:
-    # Iterative, so a deep message cannot exhaust the stack here or in code that walks it later.
+def _check_tree(value: Any) -> None:
+    """Depth within MAX_DEPTH and text that is real Unicode, checked iteratively so a deep message
+    cannot exhaust the stack here or in code that walks it later. A lone surrogate ("\\ud800")
+    is valid JSON but no UTF-8: it would fail later, in the store or in the reply."""
     stack = [(value, 1)]
     while stack:
         item, depth = stack.pop()
         if depth > MAX_DEPTH:
             raise ProtocolError("bad_json", f"the message nests deeper than {MAX_DEPTH} levels")
         if isinstance(item, dict):
+            stack.extend((k, depth) for k in item)
             stack.extend((v, depth + 1) for v in item.values())
         elif isinstance(item, list):
             stack.extend((v, depth + 1) for v in item)
+        elif isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ProtocolError(
+                    "bad_json", "the message holds a lone UTF-16 surrogate (\\ud800-\\udfff); send valid Unicode"
+                ) from None
 
 
 def loads(raw: bytes) -> Any:
@@ -118,7 +129,7 @@ def loads(raw: bytes) -> Any:
         raise ProtocolError(
             "bad_json", f"not a JSON message ({type(exc).__name__}); send one JSON object"
         ) from None
-    _check_depth(value)
+    _check_tree(value)
     return value
 
 
