@@ -110,7 +110,8 @@ def _check_tree(value: Any) -> None:
                 item.encode("utf-8")
             except UnicodeEncodeError:
                 raise ProtocolError(
-                    "bad_json", "the message holds a lone UTF-16 surrogate (\\ud800-\\udfff); send valid Unicode"
+                    "bad_json",
+                    "the message holds a lone UTF-16 surrogate (\\ud800-\\udfff); send valid Unicode",
                 ) from None
 
 

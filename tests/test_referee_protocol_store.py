@@ -85,6 +85,9 @@ def _depth(value) -> int:
         (b'{"v":1,"id":"x","type":"ping","n":-Infinity}', "Infinity"),
         (b'{"v":1,"id":"x","type":"ping","n":' + b"[" * 40 + b"]" * 40 + b"}", "nests deeper"),
         (b"[" * 60000, "not a JSON message"),
+        # Valid JSON but no UTF-8: it once reached the store and failed there.
+        (b'{"v":1,"id":"\\ud800","type":"ping"}', "surrogate"),
+        (b'{"v":1,"id":"x","type":"ping","\\udfff":1}', "surrogate"),
     ],
 )
 def test_hostile_numbers_and_nesting_are_clear_bad_json_errors(raw, says):
