@@ -2,25 +2,36 @@
 to raw pyzmq REQ/REP and PUB/SUB loops measured in the same run.
 
     python -m bench.service [--quick]
+    python -m bench.service --fuzz 100000 [--seed S]
 
 Commands are The Plan's commit/withdraw of a Plan (each one engine call, its events appended
 and fsynced to SQLite, then published); "ping" is the service alone.
+
+--fuzz N sends N hostile messages (random bytes, mutated and truncated commands, huge numbers,
+deep nesting, wrong field types, multi-frame and empty messages, now and then one over the wire
+limit) to a real referee over loopback, in chunks; after each chunk every message must have been
+answered exactly once and a fresh client must get a ping answered. tests/test_referee_hardening.py
+runs a short seeded round of the same.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import logging
+import random
 import statistics
 import tempfile
 import threading
 import time
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import zmq
 
 from referee.client import Connection, StateMirror
-from referee.protocol import encode
+from referee.protocol import MAX_MESSAGE_BYTES, MAX_WIRE_BYTES, encode
 from referee.service import RefereeService
 from referee.session import GameSession
 from referee.store import EventStore
@@ -77,10 +88,215 @@ def raw_pub_sub(n: int) -> float:
     return rate
 
 
+# ---- fuzzing --------------------------------------------------------------------------------
+_TYPES = ["ping", "snapshot", "join", "view", "commit_plan", "withdraw_plan", "pass_plans", "claim_trinket"]
+_ODD_VALUES: list[object] = [
+    None,
+    True,
+    -1,
+    0,
+    2**63,
+    1.5e300,
+    "",
+    "ann",
+    "x" * 300,
+    [],
+    {},
+    [[0, 0]] * 4,
+    {"a": {"b": [1]}},
+]
+
+
+def _hostile_value(rng: random.Random) -> bytes:
+    """The JSON text of a value meant to hurt: huge numbers, deep nesting, non-JSON constants."""
+    pick = rng.randrange(8)
+    if pick == 0:
+        return b"1" + b"0" * rng.choice([40, 4301, 20_000])
+    if pick == 1:
+        return rng.choice([b"NaN", b"Infinity", b"-Infinity", b"1e999", b"-1e-999"])
+    if pick == 2:
+        depth = rng.choice([17, 100, 5000])
+        return b"[" * depth + b"]" * depth
+    if pick == 3:
+        return b'"' + bytes(rng.getrandbits(8) for _ in range(rng.randrange(1, 40))).replace(b'"', b"") + b'"'
+    if pick == 4:
+        return b'"' + b"\\ud800" * rng.randrange(1, 5) + b'"'  # lone surrogates
+    return json.dumps(rng.choice(_ODD_VALUES)).encode()
+
+
+def hostile_message(rng: random.Random, seats: list[str]) -> list[bytes]:
+    """One message for the referee's ROUTER (a list of frames) from a seeded generator."""
+    kind = rng.randrange(10)
+    body: dict[str, object] = {"v": 1, "id": f"f{rng.getrandbits(40):x}", "type": rng.choice(_TYPES)}
+    if rng.random() < 0.7:
+        body["player"] = rng.choice([*seats, "mallory", 7, ["ann"]])
+    if rng.random() < 0.5:
+        body[rng.choice(["plan", "plans", "token", "trinket", "blind", "to"])] = rng.choice(_ODD_VALUES)
+    raw = json.dumps(body).encode()
+    if kind == 0:  # random bytes
+        return [bytes(rng.getrandbits(8) for _ in range(rng.randrange(0, 200)))]
+    if kind == 1:  # a hostile value spliced in as a field
+        return [raw[:-1] + b', "n": ' + _hostile_value(rng) + b"}"]
+    if kind == 2:  # truncated
+        return [raw[: rng.randrange(len(raw))]]
+    if kind == 3:  # bytes flipped
+        data = bytearray(raw)
+        for _ in range(rng.randrange(1, 4)):
+            data[rng.randrange(len(data))] = rng.getrandbits(8)
+        return [bytes(data)]
+    if kind == 4:  # the envelope's own fields of the wrong type
+        key = rng.choice(["v", "id", "type", "player"])
+        return [raw[:-1] + b", " + json.dumps(key).encode() + b": " + _hostile_value(rng) + b"}"]
+    if kind == 5:  # several frames, or none with content
+        return rng.choice([[b"", raw], [raw, raw, b"x"], [b""], [b"", b""]])
+    if kind == 6:  # a little too large: answered "too_large"
+        return [raw[:-1] + b', "pad": "' + b"a" * (MAX_MESSAGE_BYTES + rng.randrange(1, 1000)) + b'"}']
+    if kind == 7:  # a whole hostile value instead of an object
+        return [_hostile_value(rng)]
+    return [raw]  # well formed: the session and the engine get to see it
+
+
+@dataclass
+class FuzzReport:
+    sent: int = 0
+    answered: int = 0
+    unanswered: int = 0
+    cut_off: int = 0  # messages over the wire limit, dropped by ZeroMQ with their connection
+    codes: Counter = field(default_factory=Counter)
+    failed_pings: int = 0
+    errors_logged: int = 0  # exceptions the referee's guards caught and logged
+    alive: bool = True
+
+    @property
+    def crashes(self) -> int:
+        return self.failed_pings + self.unanswered + (0 if self.alive else 1)
+
+
+class _CountErrors(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.count += 1
+
+
+def _drain(sock: zmq.Socket, expected: int, report: FuzzReport, timeout_s: float) -> None:
+    got = 0
+    deadline = time.monotonic() + timeout_s
+    while got < expected and (left := deadline - time.monotonic()) > 0:
+        if not sock.poll(int(left * 1000) + 1):
+            break
+        msg = json.loads(sock.recv())
+        if msg.get("type") == "private":
+            continue
+        got += 1
+        report.codes["ok" if msg.get("ok") else msg["error"]["code"]] += 1
+    report.answered += got
+    report.unanswered += expected - got
+
+
+def fuzz_referee(
+    service_endpoint: str, messages: int, seed: int, seats: list[str], chunk: int = 500, clients: int = 4
+) -> FuzzReport:
+    """Send `messages` hostile messages to the referee at `service_endpoint` (see hostile_message)."""
+    rng = random.Random(seed)
+    ctx = zmq.Context.instance()
+    report = FuzzReport()
+    socks = []
+    for i in range(clients):
+        sock = ctx.socket(zmq.DEALER)
+        sock.setsockopt(zmq.LINGER, 0)
+        sock.connect(service_endpoint)
+        if i == 0 and seats:  # one fuzzer holds a seat, so mutated commands reach the engine
+            sock.send(encode({"id": "fuzz-join", "type": "join", "player": seats[0]}))
+            _drain(sock, 1, report, 10)
+        socks.append(sock)
+    probe = Connection(service_endpoint)
+    try:
+        while report.sent < messages:
+            counts = [0] * clients
+            for _ in range(min(chunk, messages - report.sent)):
+                if rng.random() < 0.001:
+                    # Over ZMQ_MAXMSGSIZE: ZeroMQ drops that connection unread; a throwaway socket
+                    # sends it so the others' replies are still counted.
+                    big = ctx.socket(zmq.DEALER)
+                    big.setsockopt(zmq.LINGER, 1000)
+                    big.connect(service_endpoint)
+                    big.send(b"x" * (MAX_WIRE_BYTES + 1 + rng.randrange(4 * MAX_WIRE_BYTES)))
+                    big.close()
+                    report.cut_off += 1
+                else:
+                    i = rng.randrange(clients)
+                    socks[i].send_multipart(hostile_message(rng, seats))
+                    counts[i] += 1
+                report.sent += 1
+            for sock, n in zip(socks, counts):
+                _drain(sock, n, report, 30)
+            try:
+                probe.request("ping", timeout_s=5, retries=1)
+            except Exception:
+                report.failed_pings += 1
+    finally:
+        probe.close()
+        for sock in socks:
+            sock.close(0)
+    return report
+
+
+def run_fuzz(messages: int, seed: int, db_dir: str | Path) -> FuzzReport:
+    """A real referee (The Plan, three seats, SQLite in `db_dir`) in a thread, fuzzed over loopback."""
+    seats = ["ann", "bob", "cat"]
+    counter = _CountErrors()
+    logger = logging.getLogger("tabletop.referee")
+    logger.addHandler(counter)
+    level = logger.level
+    logger.setLevel(logging.ERROR)  # counted whatever the caller's logging shows
+    store = EventStore(Path(db_dir) / "fuzz.sqlite")
+    session = GameSession.start("theplan", {"seats": seats}, seed, store)
+    service = RefereeService(session, "tcp://127.0.0.1:*", "tcp://127.0.0.1:*", heartbeat_s=0.5)
+    thread = threading.Thread(target=service.serve, daemon=True)
+    thread.start()
+    try:
+        report = fuzz_referee(service.router_endpoint, messages, seed, seats)
+        report.alive = thread.is_alive()
+    finally:
+        service.stop()
+        thread.join(5)
+        service.close()
+        store.close()
+        logger.removeHandler(counter)
+        logger.setLevel(level)
+    report.errors_logged = counter.count
+    return report
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.service", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--fuzz", type=int, metavar="N", help="send N hostile messages instead of timing")
+    parser.add_argument(
+        "--seed", type=int, default=1, help="seed of the --fuzz messages (default: %(default)s)"
+    )
     args = parser.parse_args(argv)
+    if args.fuzz is not None:
+        # Errors (with their tracebacks) only: otherwise one warning per refused message.
+        logging.basicConfig(level=logging.ERROR, format="%(levelname)s %(message)s")
+        start = time.perf_counter()
+        with tempfile.TemporaryDirectory() as tmp:
+            report = run_fuzz(args.fuzz, args.seed, tmp)
+        elapsed = time.perf_counter() - start
+        print(f"fuzzed the referee with {report.sent:,} messages (seed {args.seed}) in {elapsed:.1f} s")
+        print(
+            f"  answered: {report.answered:,}; cut off by ZMQ_MAXMSGSIZE (connection dropped): {report.cut_off}"
+        )
+        print(f"  replies: {', '.join(f'{code} {n:,}' for code, n in report.codes.most_common())}")
+        print(f"  errors caught and logged by the referee's guards: {report.errors_logged}")
+        print(
+            f"  crashes: {report.crashes} (unanswered {report.unanswered}, failed pings {report.failed_pings}, "
+            f"referee thread {'alive' if report.alive else 'DEAD'})"
+        )
+        return 0 if report.crashes == 0 and report.errors_logged == 0 else 1
     n = 200 if args.quick else 1000
     with tempfile.TemporaryDirectory() as tmp:
         store = EventStore(Path(tmp) / "bench.sqlite")

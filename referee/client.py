@@ -5,17 +5,134 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 import time
+import uuid
 from collections import deque
 from typing import Any
 
 import zmq
+from zmq.utils.monitor import recv_monitor_message
 
 from referee.protocol import TOPIC_EVENT, TOPIC_STATE, decode, encode
+
+CONNECT_TIMEOUT_S = 3.0
+_ENDPOINT_RE = re.compile(r"^tcp://(\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]]+):(\d{1,5})$")
 
 
 class ServiceUnavailable(Exception):
     """The referee did not answer in time; the message says what to check."""
+
+
+def normalise_endpoint(text: str) -> str:
+    """The referee's command address as ZeroMQ wants it. 'host:port' is what people type, so
+    tcp:// is added when missing; anything else that is not tcp://HOST:PORT is a ValueError."""
+    text = text.strip()
+    endpoint = text if "://" in text else f"tcp://{text}"
+    match = _ENDPOINT_RE.match(endpoint)
+    if match is None or not 0 < int(match.group(2)) < 65535:
+        raise ValueError(
+            f"{text!r} is not a referee address; give HOST:PORT, e.g. 192.168.1.20:5555 or tcp://192.168.1.20:5555"
+        )
+    return endpoint
+
+
+def updates_endpoint(router_endpoint: str) -> str:
+    """The PUB address that goes with a command address: the same host, the port + 1."""
+    head, _, port = normalise_endpoint(router_endpoint).rpartition(":")
+    return f"{head}:{int(port) + 1}"
+
+
+def check_referee(
+    endpoint: str,
+    server_public: bytes | None = None,
+    client_keys: tuple[bytes, bytes] | None = None,
+    timeout_s: float = CONNECT_TIMEOUT_S,
+    context: zmq.Context | None = None,
+) -> None:
+    """Connect once and make sure a referee answers a ping, or raise ServiceUnavailable saying
+    what is wrong: no referee there, --secure on one side only, a key it does not know. The
+    handshake's outcome comes from the socket's monitor events, so a mismatch is named at once
+    instead of after a silent timeout."""
+    ctx = context or zmq.Context.instance()
+    sock = ctx.socket(zmq.DEALER)
+    sock.setsockopt(zmq.LINGER, 0)
+    _secure(sock, server_public, client_keys)
+    address = f"inproc://tabletop-check-{uuid.uuid4().hex}"
+    sock.monitor(
+        address,
+        zmq.EVENT_HANDSHAKE_SUCCEEDED
+        | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
+        | zmq.EVENT_HANDSHAKE_FAILED_AUTH
+        | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL,
+    )
+    monitor = ctx.socket(zmq.PAIR)
+    monitor.setsockopt(zmq.LINGER, 0)
+    monitor.connect(address)
+    deadline = time.monotonic() + timeout_s
+    try:
+        sock.connect(endpoint)
+        shook_hands = False
+        vague: tuple[int, int] | None = None
+        while not shook_hands and (left := deadline - time.monotonic()) > 0:
+            if not monitor.poll(int(left * 1000) + 1):
+                break
+            event = recv_monitor_message(monitor)
+            if event["event"] == zmq.EVENT_HANDSHAKE_SUCCEEDED:
+                shook_hands = True
+            elif event["event"] == zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL:
+                # Often the referee's ERROR lost in a race with its closing the connection (EPIPE);
+                # the socket tries again every 100 ms, and one attempt usually says why.
+                vague = (event["event"], event["value"])
+                deadline = min(deadline, time.monotonic() + 1.0)
+            else:
+                raise ServiceUnavailable(
+                    _handshake_failure(endpoint, event["event"], event["value"], client_keys)
+                )
+        if not shook_hands and vague is not None:
+            raise ServiceUnavailable(_handshake_failure(endpoint, *vague, client_keys))
+        if not shook_hands:
+            raise ServiceUnavailable(
+                f"no referee answers at {endpoint} (nothing there in {timeout_s:g} s): start one with "
+                "'tabletop referee ...' or check the address"
+            )
+        sock.send(encode({"id": "check", "type": "ping"}))
+        if not sock.poll(int(timeout_s * 1000)):
+            raise ServiceUnavailable(
+                f"something at {endpoint} took the connection but no referee answered in {timeout_s:g} s"
+            )
+        decode(sock.recv())
+    finally:
+        sock.disable_monitor()
+        monitor.close(0)
+        sock.close(0)
+
+
+def _handshake_failure(endpoint: str, event: int, value: int, keys: tuple[bytes, bytes] | None) -> str:
+    if event == zmq.EVENT_HANDSHAKE_FAILED_AUTH:
+        return (
+            f"the referee at {endpoint} does not know your key; use the NAME.key_secret its host made "
+            "with 'tabletop keys create' for the key folder it runs with"
+        )
+    if event == zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL and value == zmq.PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH:
+        if keys is None:
+            return (
+                f"the referee at {endpoint} runs with --secure: pass --server-key (its server.key) "
+                "and --key (your NAME.key_secret)"
+            )
+        return f"the referee at {endpoint} does not run with --secure: leave out --server-key and --key"
+    if event == zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL:
+        if keys is None:
+            return (
+                f"the referee at {endpoint} refused the connection: if it runs with --secure, pass "
+                "--server-key (its server.key) and --key (your NAME.key_secret); if this is its updates "
+                "port, give the command port"
+            )
+        return f"the secure handshake with {endpoint} failed: is --server-key the server.key of this referee?"
+    return (
+        f"{endpoint} does not speak the referee's protocol; give the command port "
+        "(the updates port is the command port + 1)"
+    )
 
 
 def _secure(sock: zmq.Socket, server_public: bytes | None, client_keys: tuple[bytes, bytes] | None) -> None:
@@ -44,6 +161,8 @@ class Connection:
         self._ids = (f"{os.getpid():x}-{id(self):x}-{n}" for n in itertools.count(1))
         self.private: deque[dict[str, Any]] = deque(maxlen=10_000)
         self.seat: str | None = None
+        # Seat -> its token from the join reply, sent again on every re-join of that seat.
+        self.tokens: dict[str, str] = {}
         self._connect()
 
     def _connect(self) -> None:
@@ -57,6 +176,18 @@ class Connection:
         message = {"id": rid, "type": type, **fields}
         if self.seat is not None and type not in ("snapshot", "ping"):
             message.setdefault("player", self.seat)
+        if type == "join" and message.get("player") in self.tokens:
+            message.setdefault("token", self.tokens[message["player"]])
+        reply = self._exchange(message, timeout_s, retries)
+        if reply.get("error", {}).get("code") == "not_joined" and self.seat is not None and type != "join":
+            # The referee let this connection's seat go (it keeps a few per seat): join again, retry.
+            self._rejoin()
+            if self.seat is not None:
+                reply = self._exchange(message, timeout_s, retries)
+        return reply
+
+    def _exchange(self, message: dict[str, Any], timeout_s: float, retries: int) -> dict[str, Any]:
+        rid, type = message["id"], message["type"]
         for _attempt in range(retries + 1):
             self.sock.send(encode(message))
             deadline = time.monotonic() + timeout_s
@@ -69,6 +200,8 @@ class Connection:
                 elif reply.get("id") == rid:
                     if type == "join" and reply.get("ok"):
                         self.seat = reply["player"]
+                        if "token" in reply:
+                            self.tokens[reply["player"]] = reply["token"]
                     return reply
             # No answer: reconnect (the old socket may hold a stale queue) and resend the same id.
             self.sock.close(0)
@@ -76,15 +209,18 @@ class Connection:
             if self.seat is not None and type != "join":
                 self._rejoin()
         raise ServiceUnavailable(
-            f"the referee at {self.endpoint} did not answer; is 'tabletop referee' running?"
+            f"the referee at {self.endpoint} did not answer in {timeout_s:g} s; is 'tabletop referee' running? "
+            "(if it runs with --secure, pass its server.key and your key)"
         )
 
     def _rejoin(self) -> None:
         seat, self.seat = self.seat, None
         self.request("join", player=seat, retries=0)
 
-    def join(self, seat: str) -> dict[str, Any]:
-        return self.request("join", player=seat)
+    def join(self, seat: str, token: str | None = None) -> dict[str, Any]:
+        """Join `seat`; `token` is the seat's token from an earlier join (a re-join from another
+        connection or machine). This connection remembers the token it is given."""
+        return self.request("join", player=seat, **({"token": token} if token else {}))
 
     def poll_private(self, timeout_s: float = 0.0) -> list[dict[str, Any]]:
         """Private messages that arrived (also those received while waiting for replies)."""

@@ -14,17 +14,35 @@ Updates (PUB), two frames [topic, json]: topic "event" {"v", "seq", "event"} for
   jump (or a state newer than its last event) missed something and re-syncs by snapshot.
 Private (ROUTER -> the seat's own connections only): {"v", "type": "private", "seq", "player",
   "event"}.
+Seat tokens (without --secure): the first "join" of a seat is answered with a secret "token";
+  once a seat is held, a join from another connection must carry {"token": "<that token>"} or is
+  refused ("seat_taken" without one, "bad_token" with a wrong one). With --secure the CURVE key
+  is the proof and no token is issued. Without --secure only a connection whose routing id the
+  referee assigned may join ("own_routing_id" otherwise). Tokens live in the referee's memory only: after a restart
+  the first join of a seat takes it again and gets a new token.
+Limits: a message over MAX_MESSAGE_BYTES is answered "too_large"; one over MAX_WIRE_BYTES is never
+  read (ZeroMQ drops that connection; the client's socket reconnects by itself). Numbers longer than
+  MAX_NUMBER_CHARS characters, NaN/Infinity and nesting deeper than MAX_DEPTH are "bad_json".
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
 
 PROTOCOL_VERSION = 1
 MAX_MESSAGE_BYTES = 64 * 1024
+# ZMQ_MAXMSGSIZE of the referee's ROUTER: above it libzmq drops the connection before allocating
+# anything, so a 256 MiB frame never reaches memory. Kept above MAX_MESSAGE_BYTES so that a message
+# only a little too big still gets a "too_large" reply that says why.
+MAX_WIRE_BYTES = 4 * MAX_MESSAGE_BYTES
+# No field of any command needs more: seats, spaces and card ids are short, millimetres have a few
+# decimals. A bound also keeps int() away from its 4,300-digit ValueError and its quadratic cost.
+MAX_NUMBER_CHARS = 32
+MAX_DEPTH = 16  # the deepest command holds corner lists ([[x, y], ...]) inside an object
 SERVICE_TYPES = frozenset({"snapshot", "join", "view", "ping"})
 TOPIC_STATE = b"state"
 TOPIC_EVENT = b"event"
@@ -50,16 +68,77 @@ class Request:
     body: dict[str, Any]  # the whole message, as sent (the engine reads its own fields)
 
 
+def _parse_int(text: str) -> int:
+    if len(text) > MAX_NUMBER_CHARS:
+        raise ProtocolError(
+            "bad_json", f"a number of {len(text)} characters; numbers here have at most {MAX_NUMBER_CHARS}"
+        )
+    return int(text)
+
+
+def _parse_float(text: str) -> float:
+    if len(text) > MAX_NUMBER_CHARS:
+        raise ProtocolError(
+            "bad_json", f"a number of {len(text)} characters; numbers here have at most {MAX_NUMBER_CHARS}"
+        )
+    value = float(text)
+    if not math.isfinite(value):  # 1e999 parses to inf, which no reply could carry back as JSON
+        raise ProtocolError("bad_json", f"the number {text} is too large")
+    return value
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ProtocolError("bad_json", f"{name} is not a JSON number; send finite numbers only")
+
+
+def _check_tree(value: Any) -> None:
+    """Depth within MAX_DEPTH and text that is real Unicode, checked iteratively so a deep message
+    cannot exhaust the stack here or in code that walks it later. A lone surrogate ("\\ud800")
+    is valid JSON but no UTF-8: it would fail later, in the store or in the reply."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise ProtocolError("bad_json", f"the message nests deeper than {MAX_DEPTH} levels")
+        if isinstance(item, dict):
+            stack.extend((k, depth) for k in item)
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+        elif isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ProtocolError(
+                    "bad_json",
+                    "the message holds a lone UTF-16 surrogate (\\ud800-\\udfff); send valid Unicode",
+                ) from None
+
+
+def loads(raw: bytes) -> Any:
+    """Decode untrusted JSON within the protocol's bounds; every failure is a ProtocolError."""
+    try:
+        value = json.loads(
+            raw.decode("utf-8"),
+            parse_int=_parse_int,
+            parse_float=_parse_float,
+            parse_constant=_refuse_constant,
+        )
+    except ProtocolError:
+        raise
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError, ValueError) as exc:
+        raise ProtocolError(
+            "bad_json", f"not a JSON message ({type(exc).__name__}); send one JSON object"
+        ) from None
+    _check_tree(value)
+    return value
+
+
 def parse_request(raw: bytes) -> Request:
     """Check size, JSON, version and the common fields; the engine checks the rest."""
     if len(raw) > MAX_MESSAGE_BYTES:
         raise ProtocolError("too_large", f"message of {len(raw)} bytes; the limit is {MAX_MESSAGE_BYTES}")
-    try:
-        msg = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        raise ProtocolError(
-            "bad_json", f"not a JSON message ({type(exc).__name__}); send one JSON object"
-        ) from None
+    msg = loads(raw)
     if not isinstance(msg, dict):
         raise ProtocolError("bad_json", "a request is a JSON object with v, id and type")
     rid = msg.get("id")

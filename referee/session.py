@@ -8,6 +8,8 @@ changes nothing (idempotent retries).
 
 from __future__ import annotations
 
+import hmac
+import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +34,9 @@ class GameSession:
         self.seq = store.last_seq()
         # Shown with the public state but not part of the game (the camera's status and notices).
         self.annotations: dict[str, Any] = {}
+        # seat -> its token (without --secure): memory only, never stored, published or logged; a
+        # restarted referee starts without them and the first join of a seat takes it again.
+        self._tokens: dict[str, str] = {}
 
     @classmethod
     def start(cls, game_name: str, config: dict[str, Any], seed: int, store: EventStore) -> GameSession:
@@ -60,8 +65,9 @@ class GameSession:
 
     # ---- requests -----------------------------------------------------------------------------
     def handle(self, request: Request, joined_seat: str | None, bound_seat: str | None = None) -> Outcome:
-        """`joined_seat`: the seat this connection joined as; `bound_seat`: the seat its CURVE key
-        is bound to (None without --secure)."""
+        """`joined_seat`: the seat this connection joined as; `bound_seat`: the name of its CURVE
+        key, i.e. the seat it may act for (None without --secure). Under --secure the key is
+        checked on every request, not only on join."""
         try:
             return self._handle(request, joined_seat, bound_seat)
         except ProtocolError as exc:
@@ -76,17 +82,42 @@ class GameSession:
             )
         if request.type == "join":
             seat = self._check_seat(request.player, bound)
+            # With --secure the key proves the seat; without, the seat's token does.
+            token = (
+                None if bound is not None else self._claim(seat, request.body.get("token"), joined == seat)
+            )
             view = self.adapter.player_view(self.game, seat)
-            return Outcome(ok_reply(request.id, seq=self.seq, player=seat, view=view), joined=seat)
+            fields = {"token": token} if token is not None else {}
+            return Outcome(ok_reply(request.id, seq=self.seq, player=seat, view=view, **fields), joined=seat)
         if request.type == "view":
-            seat = self._acting_seat(request, joined)
+            seat = self._acting_seat(request, joined, bound)
             return Outcome(
                 ok_reply(
                     request.id, seq=self.seq, player=seat, view=self.adapter.player_view(self.game, seat)
                 )
             )
         assert request.type not in SERVICE_TYPES
-        return self._command(request, joined)
+        return self._command(request, joined, bound)
+
+    def _claim(self, seat: str, given: Any, rejoining: bool) -> str:
+        """The seat's token: a new one for a free seat; a held seat only for its token (or for the
+        connection that already holds it)."""
+        held = self._tokens.get(seat)
+        if held is None:
+            held = self._tokens[seat] = secrets.token_urlsafe(12)
+            return held
+        if rejoining:
+            return held
+        if given is None:
+            raise ProtocolError(
+                "seat_taken",
+                f"seat {seat} is taken; to re-join as {seat} give the token shown when {seat} joined",
+            )
+        if not (isinstance(given, str) and hmac.compare_digest(given.encode(), held.encode())):
+            raise ProtocolError(
+                "bad_token", f"that is not the token of seat {seat}; give the token shown when {seat} joined"
+            )
+        return held
 
     def _check_seat(self, seat: str | None, bound: str | None) -> str:
         if seat is None:
@@ -102,17 +133,21 @@ class GameSession:
             )
         return seat
 
-    def _acting_seat(self, request: Request, joined: str | None) -> str:
+    def _acting_seat(self, request: Request, joined: str | None, bound: str | None) -> str:
         if joined is None:
             raise ProtocolError("not_joined", 'join a seat first: {"type": "join", "player": "<seat>"}')
+        if bound is not None and bound != joined:
+            raise ProtocolError(
+                "not_your_seat", f"your key belongs to {bound!r}; it cannot act for {joined!r}"
+            )
         if request.player is not None and request.player != joined:
             raise ProtocolError(
                 "not_your_seat", f"this connection plays for {joined!r}; it cannot act for {request.player!r}"
             )
         return joined
 
-    def _command(self, request: Request, joined: str | None) -> Outcome:
-        seat = self._acting_seat(request, joined)
+    def _command(self, request: Request, joined: str | None, bound: str | None) -> Outcome:
+        seat = self._acting_seat(request, joined, bound)
         stored = self.store.reply_for(request.id)
         if stored is not None:
             return Outcome({**stored, "duplicate": True})

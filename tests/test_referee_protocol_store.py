@@ -4,14 +4,18 @@ import json
 import sqlite3
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from referee.protocol import MAX_MESSAGE_BYTES, ProtocolError, parse_request
+from referee.protocol import MAX_DEPTH, MAX_MESSAGE_BYTES, MAX_NUMBER_CHARS, ProtocolError, parse_request
 from referee.store import EventStore, GameRecord, StoreError
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**20), 10**20)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=20),
     lambda children: (
         st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
     ),
@@ -52,6 +56,7 @@ def test_random_json_is_refused_or_parsed_into_a_checked_request(value):
     )
 )
 def test_well_formed_envelopes_parse_and_bad_player_fields_are_named(msg):
+    assume(_depth(msg) <= MAX_DEPTH)  # deeper messages are refused as a whole (tested below)
     raw = json.dumps(msg).encode()
     player = msg.get("player")
     if player is None or (isinstance(player, str) and 0 < len(player) <= 40):
@@ -59,6 +64,44 @@ def test_well_formed_envelopes_parse_and_bad_player_fields_are_named(msg):
     else:
         with pytest.raises(ProtocolError, match="player"):
             parse_request(raw)
+
+
+def _depth(value) -> int:
+    if isinstance(value, dict):
+        return 1 + max(map(_depth, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(_depth, value), default=0)
+    return 0
+
+
+@pytest.mark.parametrize(
+    "raw, says",
+    [
+        # int() refuses 4,301+ digits with a ValueError that once escaped and stopped the referee.
+        (b'{"v":1,"id":"x","type":"ping","n":1' + b"0" * 5000 + b"}", "characters"),
+        (b'{"v":1,"id":"x","type":"ping","n":-1.' + b"5" * 100 + b"}", "characters"),
+        (b'{"v":1,"id":"x","type":"ping","n":1e999}', "too large"),
+        (b'{"v":1,"id":"x","type":"ping","n":NaN}', "NaN"),
+        (b'{"v":1,"id":"x","type":"ping","n":-Infinity}', "Infinity"),
+        (b'{"v":1,"id":"x","type":"ping","n":' + b"[" * 40 + b"]" * 40 + b"}", "nests deeper"),
+        (b"[" * 60000, "not a JSON message"),
+        # Valid JSON but no UTF-8: it once reached the store and failed there.
+        (b'{"v":1,"id":"\\ud800","type":"ping"}', "surrogate"),
+        (b'{"v":1,"id":"x","type":"ping","\\udfff":1}', "surrogate"),
+    ],
+)
+def test_hostile_numbers_and_nesting_are_clear_bad_json_errors(raw, says):
+    with pytest.raises(ProtocolError, match=says) as info:
+        parse_request(raw)
+    assert info.value.code == "bad_json"
+
+
+def test_numbers_within_bounds_still_parse():
+    longest = "9" * MAX_NUMBER_CHARS
+    req = parse_request(
+        f'{{"v":1,"id":"x","type":"move","a":{longest},"b":-12.25,"c":[[1,2],[3,4]]}}'.encode()
+    )
+    assert req.body["a"] == int(longest) and req.body["b"] == -12.25
 
 
 def test_oversized_message_is_refused_before_parsing():

@@ -8,7 +8,14 @@ import shlex
 import sys
 from typing import Any
 
-from referee.client import Connection, ServiceUnavailable, StateMirror
+from referee.client import (
+    Connection,
+    ServiceUnavailable,
+    StateMirror,
+    check_referee,
+    normalise_endpoint,
+    updates_endpoint,
+)
 from referee.keys import KeyFileError, client_keypair, public_key_file
 from tabletop.commands import CommandError
 
@@ -32,9 +39,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--connect",
         default="tcp://127.0.0.1:5555",
-        help="the referee's command address (default: %(default)s)",
+        help="the referee's command address, HOST:PORT or tcp://HOST:PORT (default: %(default)s)",
     )
     p.add_argument("--player", required=True, help="your seat name")
+    p.add_argument(
+        "--token",
+        help="your seat's token, shown when you first joined: to join again from another terminal or machine",
+    )
     p.add_argument(
         "--server-key", metavar="FILE", help="the referee's public key (server.key), with --secure"
     )
@@ -68,27 +79,43 @@ def parse_line(line: str) -> dict[str, Any]:
     return msg
 
 
-def _endpoint_pub(router: str) -> str:
-    head, _, port = router.rpartition(":")
-    if not port.isdigit():
-        raise CommandError(f"--connect {router!r} must end in :PORT, e.g. tcp://192.168.1.20:5555")
-    return f"{head}:{int(port) + 1}"
+def connect_args(args: argparse.Namespace) -> tuple[str, bytes | None, tuple[bytes, bytes] | None]:
+    """--connect, --server-key and --key checked, and a referee found answering behind them:
+    (command endpoint, server public key, client key pair). Shared with `tabletop display`."""
+    if bool(args.server_key) != bool(args.key):
+        raise CommandError(
+            "a secure referee needs both --server-key (server.key) and --key (your .key_secret)"
+        )
+    try:
+        endpoint = normalise_endpoint(args.connect)
+        server_public = public_key_file(args.server_key) if args.server_key else None
+        keys = client_keypair(args.key) if args.key else None
+        # Once, with a short timeout: an absent referee or a --secure mismatch is said in seconds.
+        check_referee(endpoint, server_public, keys)
+    except (KeyFileError, ValueError) as exc:
+        raise CommandError(str(exc)) from None
+    except ServiceUnavailable as exc:
+        raise CommandError(str(exc)) from None
+    return endpoint, server_public, keys
 
 
 def run(args: argparse.Namespace) -> int:
+    endpoint, server_public, keys = connect_args(args)
     try:
-        server_public = public_key_file(args.server_key) if args.server_key else None
-        keys = client_keypair(args.key) if args.key else None
-        mirror = StateMirror(args.connect, _endpoint_pub(args.connect), server_public, keys)
-        conn = Connection(args.connect, server_public, keys)
-        joined = conn.join(args.player)
-    except (KeyFileError, ValueError) as exc:
-        raise CommandError(str(exc)) from None
+        mirror = StateMirror(endpoint, updates_endpoint(endpoint), server_public, keys)
+        conn = Connection(endpoint, server_public, keys)
+        joined = conn.join(args.player, token=args.token)
     except ServiceUnavailable as exc:
         raise CommandError(str(exc)) from None
     if not joined.get("ok"):
         raise CommandError(joined["error"]["message"])
     print(f"joined as {args.player}; type 'help' for commands")
+    if "token" in joined:
+        # Shown to this player only (the join reply goes to this connection alone).
+        print(
+            f"your seat token: {joined['token']} - keep it secret; to join as {args.player} again elsewhere: "
+            f"tabletop client --connect {endpoint} --player {args.player} --token {joined['token']}"
+        )
     _show(joined["view"])
     _show_options(joined["view"])
     lines = iter(args.do) if args.do else _prompt()

@@ -11,12 +11,9 @@ from calibration import CalibrationError, load_calibration
 from display.live import DisplayLoop, OverviewFeed, PlayerFeed, ProjectorFeed
 from display.projector import NoProjectorCalibration
 from display.sinks import SinkError, open_sink
-from referee.client import Connection, ServiceUnavailable, StateMirror
-from referee.keys import KeyFileError, client_keypair, public_key_file
+from referee.client import Connection, ServiceUnavailable, StateMirror, updates_endpoint
 from tabletop.commands import CommandError
-from tabletop.commands.client import _endpoint_pub
-
-CONNECT_TIMEOUT_S = 3.0
+from tabletop.commands.client import connect_args
 
 DESCRIPTION = """\
 Follow a running 'tabletop referee' and draw the game, redrawing whenever it changes.
@@ -58,6 +55,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--server-key", metavar="FILE", help="the referee's public key (server.key), with --secure"
     )
     p.add_argument("--key", metavar="FILE", help="your key file (NAME.key_secret), with --secure")
+    p.add_argument(
+        "--token", help="the seat's token (player view of a seat already joined, without --secure)"
+    )
     p.set_defaults(run=run)
 
 
@@ -71,35 +71,19 @@ def _size(text: str | None) -> tuple[int, int] | None:
 
 
 def _connect(args: argparse.Namespace) -> tuple[StateMirror, Connection | None]:
-    if bool(args.server_key) != bool(args.key):
-        raise CommandError(
-            "a secure referee needs both --server-key (server.key) and --key (your .key_secret)"
-        )
+    endpoint, server_public, keys = connect_args(args)
     try:
-        server_public = public_key_file(args.server_key) if args.server_key else None
-        keys = client_keypair(args.key) if args.key else None
-        pub = _endpoint_pub(args.connect)
-        # Ask once with a short timeout: an absent referee is said in seconds, not after retries.
-        probe = Connection(args.connect, server_public, keys)
-        try:
-            probe.request("ping", timeout_s=CONNECT_TIMEOUT_S, retries=0)
-        finally:
-            probe.close()
-        mirror = StateMirror(args.connect, pub, server_public, keys)
+        mirror = StateMirror(endpoint, updates_endpoint(endpoint), server_public, keys)
         seat = None
         if args.view == "player":
-            seat = Connection(args.connect, server_public, keys)
-            joined = seat.join(args.player)
+            seat = Connection(endpoint, server_public, keys)
+            joined = seat.join(args.player, token=args.token)
             if not joined.get("ok"):
                 mirror.close()
                 seat.close()
                 raise CommandError(f"cannot show {args.player}'s view: {joined['error']['message']}")
-    except (KeyFileError, ValueError) as exc:
-        raise CommandError(str(exc)) from None
-    except ServiceUnavailable:
-        raise CommandError(
-            f"no referee answers at {args.connect}: start one with 'tabletop referee ...' or check --connect"
-        ) from None
+    except ServiceUnavailable as exc:
+        raise CommandError(f"lost the referee at {endpoint}: {exc}") from None
     return mirror, seat
 
 

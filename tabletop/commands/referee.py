@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import logging
 import random
 import signal
@@ -11,7 +12,7 @@ from pathlib import Path
 
 from referee.games import GAMES, SetupError
 from referee.keys import KeyFileError
-from referee.service import RefereeService
+from referee.service import BindError, RefereeService
 from referee.session import GameSession
 from referee.store import EventStore, StoreError
 from tabletop.commands import CommandError
@@ -99,8 +100,25 @@ def run(args: argparse.Namespace) -> int:
     camera = args.camera is not None or args.video or args.images
     if camera and args.game != "masterplan":
         raise CommandError("the camera referees Master Plan; The Plan is reported by its players' commands")
+    if not 0 < args.port < 65535:
+        raise CommandError(
+            f"--port {args.port} is not a port; choose one from 1 to 65534 (updates use PORT+1)"
+        )
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     watch = None
+    try:
+        # The ports first: a port in use must not leave behind a game file the retry would refuse.
+        service = RefereeService(
+            None,
+            router_endpoint=f"tcp://{args.bind}:{args.port}",
+            pub_endpoint=f"tcp://{args.bind}:{args.port + 1}",
+            keydir=args.secure,
+        )
+    except BindError as exc:
+        how = "choose another with --port" if exc.errno == errno.EADDRINUSE else "check --bind and --port"
+        raise CommandError(f"{exc}; {how}") from None
+    except KeyFileError as exc:
+        raise CommandError(str(exc)) from None
     try:
         store = EventStore(args.db)
         if camera:
@@ -120,14 +138,13 @@ def run(args: argparse.Namespace) -> int:
             session = GameSession.start(args.game, config, seed, store)
         if session.adapter.name != args.game:
             raise CommandError(f"{args.db} holds a {session.adapter.name} game, not {args.game}")
-        service = RefereeService(
-            session,
-            router_endpoint=f"tcp://{args.bind}:{args.port}",
-            pub_endpoint=f"tcp://{args.bind}:{args.port + 1}",
-            keydir=args.secure,
-        )
+        service.session = session
     except (StoreError, SetupError, KeyFileError) as exc:
+        service.close()
         raise CommandError(str(exc)) from None
+    except BaseException:
+        service.close()
+        raise
     if watch is not None:
         watch.attach(service)
     record = store.record()
