@@ -100,14 +100,25 @@ class RefereeService:
     # ---- requests ------------------------------------------------------------------------------
     def _drain_router(self) -> None:
         # Take everything waiting, but in bounded batches so heartbeats keep their rhythm.
-        for _ in range(1000):
-            try:
-                frames = self.router.recv_multipart(zmq.NOBLOCK, copy=False)
-            except zmq.Again:
-                return
-            self._on_request(frames)
+        # Group commit: the commands that arrived together are stored in one transaction (one
+        # fsync); replies and updates go out only after it, so nothing is acknowledged unsynced.
+        done: list[tuple[bytes, Outcome]] = []
+        with self.session.store.batch():
+            for _ in range(1000):
+                try:
+                    frames = self.router.recv_multipart(zmq.NOBLOCK, copy=False)
+                except zmq.Again:
+                    break
+                done.append(self._on_request(frames))
+        for identity, outcome in done:
+            self._send(identity, outcome.reply)
+        # One delivery for the lot: events in seq order, then one state message (a state per
+        # command would be newer than the events still to come and make mirrors re-sync).
+        self.deliver(
+            Outcome({}, [u for _, o in done for u in o.updates], [m for _, o in done for m in o.private])
+        )
 
-    def _on_request(self, frames: list[zmq.Frame]) -> None:
+    def _on_request(self, frames: list[zmq.Frame]) -> tuple[bytes, Outcome]:
         identity = frames[0].bytes
         bound = None
         if self.secure:
@@ -118,8 +129,7 @@ class RefereeService:
             request = parse_request(frames[-1].bytes)
         except ProtocolError as exc:
             log.warning("refused a malformed request: %s", exc.message)
-            self._send(identity, error_reply(exc.request_id, exc.code, exc.message))
-            return
+            return identity, Outcome(error_reply(exc.request_id, exc.code, exc.message))
         try:
             outcome = self.session.handle(request, self._joined.get(identity), bound)
         except Exception as exc:  # a bug in a rules engine must not take the table down
@@ -129,8 +139,7 @@ class RefereeService:
             )
         if outcome.joined is not None:
             self._joined[identity] = outcome.joined
-        self._send(identity, outcome.reply)
-        self.deliver(outcome)
+        return identity, outcome
 
     def deliver(self, outcome: Outcome) -> None:
         """Publish an outcome's updates and private messages (already stored by the session)."""
