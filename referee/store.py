@@ -121,8 +121,11 @@ class EventStore:
                 self._db.execute("PRAGMA journal_mode=WAL")
                 # FULL: the WAL is fsynced at every commit, so an acknowledged command survives a crash.
                 self._db.execute("PRAGMA synchronous=FULL")
-                if not self._tables():
-                    self._db.executescript(_SCHEMA)
+                if not {"meta", "events", "commands"} <= self._tables():
+                    # One transaction (executescript would commit each table): a kill here leaves
+                    # an empty file, not half a schema.
+                    with self._raw_transaction():
+                        self._create_tables()
             self.version = self._shape()
             self._head = self._stored_head()
         except sqlite3.DatabaseError as exc:
@@ -250,12 +253,13 @@ class EventStore:
         if pages != ["ok"]:
             said = " ".join(" ".join(pages[:3]).replace("*** in database main ***", "").split())
             problems.append(f"its pages are damaged (SQLite: {said[:160]})")
-        found = self._walk_chain()
+        head = self._stored_head()  # as on disk now (a reader's may have moved on since it opened)
+        found = self._walk_chain(head)
         if found is not None:
             problems.append(found.what)
             intact = found.intact
         else:
-            intact = self._head[0] if self.version == 2 else self.last_seq()
+            intact = head[0]
         return Damage("; ".join(problems), intact) if problems else None
 
     def verify(self) -> int:
@@ -389,11 +393,14 @@ class EventStore:
     def _reset_schema(self) -> None:
         for table in ("meta", "events", "commands"):
             self._db.execute(f"DROP TABLE IF EXISTS {table}")
+        self._create_tables()
+        self.version = SCHEMA_VERSION
+        self._head = (0, GENESIS)
+
+    def _create_tables(self) -> None:
         for statement in _SCHEMA.split(";"):
             if statement.strip():
                 self._db.execute(statement)
-        self.version = SCHEMA_VERSION
-        self._head = (0, GENESIS)
 
     def _tables(self) -> set[str]:
         return {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
@@ -412,7 +419,7 @@ class EventStore:
         seq, _, digest = self._meta().get("head", f"0 {GENESIS}").partition(" ")
         return (int(seq), digest)
 
-    def _walk_chain(self) -> Damage | None:
+    def _walk_chain(self, head: tuple[int, str]) -> Damage | None:
         """Seqs 1, 2, 3... each chained to the one before (version 2), ending at the stored head."""
         expected, previous = 1, GENESIS
         try:
@@ -439,7 +446,7 @@ class EventStore:
             return Damage(f"event {expected} cannot be read ({exc})", expected - 1)
         last = expected - 1
         if self.version == 2:
-            head_seq, head_hash = self._head
+            head_seq, head_hash = head
             if last < head_seq:
                 return Damage(
                     f"the events after {last} are missing (the last one written was {head_seq})", last
@@ -471,9 +478,7 @@ class EventStore:
             events = list(self._db.execute("SELECT seq, command_id, body FROM events ORDER BY seq"))
             self._db.execute("DROP TABLE commands")
             self._db.execute("ALTER TABLE events RENAME TO events_v1")
-            for statement in _SCHEMA.split(";"):
-                if statement.strip():
-                    self._db.execute(statement)
+            self._create_tables()
             previous = GENESIS
             for seq, command_id, body in events:
                 previous = chain_hash(previous, body)
@@ -548,7 +553,6 @@ def export(source: str | Path, target: str | Path, upto: int | None = None) -> i
     try:
         src._db.execute("BEGIN")  # one snapshot, whatever a running referee appends meanwhile
         record = src.record()
-        src._head = src._stored_head()  # the head as of this snapshot
         if record is None:
             raise StoreError(f"{source} holds no game yet; there is nothing to export")
         last = src.last_seq()
