@@ -146,7 +146,12 @@ def _secure(sock: zmq.Socket, server_public: bytes | None, client_keys: tuple[by
 
 class Connection:
     """A DEALER connection to the referee's ROUTER: requests with ids, retried with the same id
-    (the referee applies a command once however often it arrives), and private messages."""
+    (the referee applies a command once however often it arrives), and private messages.
+
+    A restarted referee (`--resume`) has forgotten which connection joined which seat and answers
+    `not_joined`: the connection then re-sends the join it last sent, verbatim (so whatever that
+    join carried, a seat token too, goes again), and retries the request once with the same id - a
+    request refused as not_joined was never applied."""
 
     def __init__(
         self,
@@ -163,6 +168,8 @@ class Connection:
         self.seat: str | None = None
         # Seat -> its token from the join reply, sent again on every re-join of that seat.
         self.tokens: dict[str, str] = {}
+        self.join_request: dict[str, Any] | None = None  # the last join sent, without its id
+        self.rejoins = 0
         self._connect()
 
     def _connect(self) -> None:
@@ -174,20 +181,27 @@ class Connection:
     def request(self, type: str, timeout_s: float = 5.0, retries: int = 2, **fields: Any) -> dict[str, Any]:
         rid = fields.pop("id", None) or next(self._ids)
         message = {"id": rid, "type": type, **fields}
-        if self.seat is not None and type not in ("snapshot", "ping"):
+        if type == "join":
+            if message.get("player") in self.tokens:
+                message.setdefault("token", self.tokens[message["player"]])
+            self.join_request = {k: v for k, v in message.items() if k != "id"}
+        elif self.seat is not None and type not in ("snapshot", "ping"):
             message.setdefault("player", self.seat)
-        if type == "join" and message.get("player") in self.tokens:
-            message.setdefault("token", self.tokens[message["player"]])
         reply = self._exchange(message, timeout_s, retries)
-        if reply.get("error", {}).get("code") == "not_joined" and self.seat is not None and type != "join":
-            # The referee let this connection's seat go (it keeps a few per seat): join again, retry.
-            self._rejoin()
-            if self.seat is not None:
-                reply = self._exchange(message, timeout_s, retries)
+        if (
+            type != "join"
+            and not reply.get("ok")
+            and (reply.get("error") or {}).get("code") == "not_joined"
+            and self.join_request is not None
+            and self._rejoin(timeout_s)
+        ):
+            # A restarted referee, or one that let this connection's seat go (it keeps a few
+            # per seat): joined again, so the request is sent once more.
+            reply = self._exchange(message, timeout_s, retries)
         return reply
 
     def _exchange(self, message: dict[str, Any], timeout_s: float, retries: int) -> dict[str, Any]:
-        rid, type = message["id"], message["type"]
+        rid = message["id"]
         for _attempt in range(retries + 1):
             self.sock.send(encode(message))
             deadline = time.monotonic() + timeout_s
@@ -198,7 +212,7 @@ class Connection:
                 if reply.get("type") == "private":
                     self.private.append(reply)
                 elif reply.get("id") == rid:
-                    if type == "join" and reply.get("ok"):
+                    if message["type"] == "join" and reply.get("ok"):
                         self.seat = reply["player"]
                         if "token" in reply:
                             self.tokens[reply["player"]] = reply["token"]
@@ -206,16 +220,25 @@ class Connection:
             # No answer: reconnect (the old socket may hold a stale queue) and resend the same id.
             self.sock.close(0)
             self._connect()
-            if self.seat is not None and type != "join":
-                self._rejoin()
+            if self.join_request is not None and message["type"] != "join":
+                self._rejoin(timeout_s)
         raise ServiceUnavailable(
             f"the referee at {self.endpoint} did not answer in {timeout_s:g} s; is 'tabletop referee' running? "
             "(if it runs with --secure, pass its server.key and your key)"
         )
 
-    def _rejoin(self) -> None:
-        seat, self.seat = self.seat, None
-        self.request("join", player=seat, retries=0)
+    def _rejoin(self, timeout_s: float) -> bool:
+        """Send the last join again (a new id: it is a new request); True if the referee took it."""
+        assert self.join_request is not None
+        self.rejoins += 1
+        join = {"id": next(self._ids), **self.join_request}
+        if join.get("player") in self.tokens:  # the token this seat was given since
+            join["token"] = self.tokens[join["player"]]
+        try:
+            reply = self._exchange(join, timeout_s, retries=0)
+        except ServiceUnavailable:
+            return False
+        return bool(reply.get("ok"))
 
     def join(self, seat: str, token: str | None = None) -> dict[str, Any]:
         """Join `seat`; `token` is the seat's token from an earlier join (a re-join from another

@@ -198,24 +198,33 @@ class RefereeService:
     # ---- requests ------------------------------------------------------------------------------
     def _drain_router(self) -> None:
         # Take everything waiting, but in bounded batches so heartbeats keep their rhythm.
-        for _ in range(1000):
-            try:
-                frames = self.router.recv_multipart(zmq.NOBLOCK, copy=False)
-            except zmq.Again:
-                return
-            try:
-                self._on_request(frames)
-            except Exception:
-                # Parse, session, encoding or delivery: one message must never stop the referee.
-                log.exception("a request failed inside the referee; answered with an error")
-                self._send(
-                    frames[0].bytes,
-                    error_reply(
+        # Group commit: the commands that arrived together are stored in one transaction (one
+        # fsync); replies and updates go out only after it, so nothing is acknowledged unsynced.
+        done: list[tuple[bytes, Outcome]] = []
+        with self.session.store.batch():
+            for _ in range(1000):
+                try:
+                    frames = self.router.recv_multipart(zmq.NOBLOCK, copy=False)
+                except zmq.Again:
+                    break
+                try:
+                    done.append(self._on_request(frames))
+                except Exception:
+                    # Parse, session or join table: one message must never stop the referee.
+                    log.exception("a request failed inside the referee; answered with an error")
+                    reply = error_reply(
                         None, "internal", "the referee could not process this message (a bug; it goes on)"
-                    ),
-                )
+                    )
+                    done.append((frames[0].bytes, Outcome(reply)))
+        for identity, outcome in done:
+            self._send(identity, outcome.reply)
+        # One delivery for the lot: events in seq order, then one state message (a state per
+        # command would be newer than the events still to come and make mirrors re-sync).
+        self.deliver(
+            Outcome({}, [u for _, o in done for u in o.updates], [m for _, o in done for m in o.private])
+        )
 
-    def _on_request(self, frames: list[zmq.Frame]) -> None:
+    def _on_request(self, frames: list[zmq.Frame]) -> tuple[bytes, Outcome]:
         identity = frames[0].bytes
         user = frames[-1].get("User-Id") if self.secure else None
         try:
@@ -224,19 +233,15 @@ class RefereeService:
             request = parse_request(frames[-1].bytes)
         except ProtocolError as exc:
             log.warning("refused a malformed request: %s", exc.message)
-            self._send(identity, error_reply(exc.request_id, exc.code, exc.message))
-            return
+            return identity, Outcome(error_reply(exc.request_id, exc.code, exc.message))
         if request.type == "join" and not self.secure and not _assigned(identity):
-            self._send(
-                identity,
-                error_reply(
-                    request.id,
-                    "own_routing_id",
-                    "this connection chose its own ZeroMQ routing id, which another could reuse: "
-                    "leave ZMQ_ROUTING_ID unset to join a seat (or run the referee with --secure)",
-                ),
+            refusal = error_reply(
+                request.id,
+                "own_routing_id",
+                "this connection chose its own ZeroMQ routing id, which another could reuse: "
+                "leave ZMQ_ROUTING_ID unset to join a seat (or run the referee with --secure)",
             )
-            return
+            return identity, Outcome(refusal)
         try:
             outcome = self.session.handle(request, self._joined_seat(identity, user), user)
         except Exception as exc:  # a bug in a rules engine must not take the table down
@@ -246,8 +251,7 @@ class RefereeService:
             )
         if outcome.joined is not None:
             self._bind_seat(identity, outcome.joined, user)
-        self._send(identity, outcome.reply)
-        self.deliver(outcome)
+        return identity, outcome
 
     # ---- the join table -----------------------------------------------------------------------
     def _joined_seat(self, identity: bytes, user: str | None) -> str | None:

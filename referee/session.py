@@ -2,8 +2,9 @@
 messages out. The service (service.py) moves these over ZeroMQ; tests can drive it directly.
 
 Order of work for a command: validate -> engine -> append events + reply to the store (synced)
--> only then hand updates to the transport. A command id seen before gets its stored reply and
-changes nothing (idempotent retries).
+-> only then hand updates to the transport. A command id seen before from the same seat gets its
+stored reply and changes nothing (idempotent retries); ids are scoped to the seat, so two players
+may pick the same id.
 """
 
 from __future__ import annotations
@@ -42,17 +43,23 @@ class GameSession:
     def start(cls, game_name: str, config: dict[str, Any], seed: int, store: EventStore) -> GameSession:
         adapter = _adapter(game_name)
         game, events = adapter.setup(config, seed)
-        store.start(GameRecord(game=game_name, seed=seed, config=config, versions=adapter.versions()))
-        store.append(events)
+        # Header and setup events in one transaction: a kill in between leaves no half game.
+        store.start(GameRecord(game=game_name, seed=seed, config=config, versions=adapter.versions()), events)
         return cls(adapter, game, store)
 
     @classmethod
     def resume(cls, store: EventStore) -> GameSession:
         record = store.record()
-        if record is None:
+        if record is None or store.last_seq() == 0:
             raise StoreError(f"{store.path} holds no game yet; start one without --resume")
+        store.verify()  # before replaying anything: a damaged log is refused, not half believed
         adapter = _adapter(record.game)
-        game = adapter.replay(record.config, record.seed, [e for _, e in store.events()])
+        try:
+            game = adapter.replay(record.config, record.seed, [e for _, e in store.events()])
+        except (ValueError, KeyError, TypeError) as exc:
+            raise StoreError(
+                f"{store.path} does not replay with these rules ({exc}); it was written by another version"
+            ) from None
         return cls(adapter, game, store)
 
     # ---- views --------------------------------------------------------------------------------
@@ -148,7 +155,7 @@ class GameSession:
 
     def _command(self, request: Request, joined: str | None, bound: str | None) -> Outcome:
         seat = self._acting_seat(request, joined, bound)
-        stored = self.store.reply_for(request.id)
+        stored = self.store.reply_for(request.id, seat)
         if stored is not None:
             return Outcome({**stored, "duplicate": True})
         body = {**request.body, "player": seat}
@@ -157,11 +164,10 @@ class GameSession:
         try:
             events = self.adapter.apply(self.game, body)
         except RuleRefusal as exc:
-            # Refusals are not events: the game did not change. The reply is still remembered so a
-            # retry of the same id gets the same answer.
-            reply = error_reply(request.id, exc.code, exc.message)
-            self.store.append([], command_id=request.id, seat=seat, reply=reply)
-            return Outcome(reply)
+            # Refusals are not stored (so cost no fsync): they change nothing, and a retry of the
+            # same id is checked again against the game as it is then, which is what the player
+            # meant anyway - it can still be applied at most once.
+            return Outcome(error_reply(request.id, exc.code, exc.message))
         first = self.seq + 1
         reply = ok_reply(request.id, seq=first + len(events) - 1, events=len(events))
         seqs = self.store.append(events, command_id=request.id, seat=seat, reply=reply)
@@ -173,6 +179,12 @@ class GameSession:
             for who, payload in self.adapter.private_events(event).items():
                 outcome.private.append((who, seq, payload))
         return outcome
+
+
+def new_seed() -> int:
+    """A seed for a new game: 256 random bits, so hidden order cannot be searched for from what the
+    table shows. It is kept only in the store's record (never published or printed)."""
+    return secrets.randbits(256)
 
 
 def _adapter(name: str) -> GameAdapter:

@@ -53,7 +53,7 @@ def test_kill_9_during_a_burst_loses_no_acknowledged_command_and_clients_resync(
         assert conn.join(seat)["ok"]
     mirror = StateMirror(endpoint, f"tcp://127.0.0.1:{port + 1}")
     rng = random.Random(2)
-    acked: list[str] = []
+    acked: list[tuple[str, str]] = []  # (seat, command id)
     kill_after = 40
     in_flight = None
     try:
@@ -63,7 +63,7 @@ def test_kill_9_during_a_burst_loses_no_acknowledged_command_and_clients_resync(
             command = rng.choice(twin.legal_commands(player))
             body = command.to_dict()
             kind = body.pop("type")
-            in_flight = (f"c{i}", command)
+            in_flight = (f"c{i}", command, player)
             if len(acked) == kill_after:
                 # Send without waiting, then kill at once: this command may or may not have landed.
                 conns[player].sock.send(encode({"id": in_flight[0], "type": kind, "player": player, **body}))
@@ -71,23 +71,23 @@ def test_kill_9_during_a_burst_loses_no_acknowledged_command_and_clients_resync(
                 break
             reply = conns[player].request(kind, id=f"c{i}", **body)
             assert reply["ok"], reply
-            acked.append(f"c{i}")
+            acked.append((player, f"c{i}"))
             twin.apply(command)
     finally:
         proc.wait(10)
     assert len(acked) == kill_after
 
-    store = EventStore(db)
-    for cid in acked:
-        assert store.reply_for(cid) is not None, f"acknowledged command {cid} was lost"
+    store = EventStore(db, readonly=True)
+    for seat, cid in acked:
+        assert store.reply_for(cid, seat) is not None, f"acknowledged command {cid} was lost"
     store.close()
 
     proc = start_referee(db, port, resume=True)
     try:
         # Resumed state is the twin's after every acknowledged command (plus, perhaps, the one in flight).
-        store = EventStore(db)
+        store = EventStore(db, readonly=True)  # the referee holds the file: read beside it
         resumed = GameSession.resume(store)
-        if store.reply_for(in_flight[0]) is not None:
+        if store.reply_for(in_flight[0], in_flight[2]) is not None:
             twin.apply(in_flight[1])
         assert resumed.public_state() == twin.public_view()
         store.close()

@@ -119,11 +119,14 @@ def test_wrong_protocol_version_is_named_with_the_fix():
 
 def test_store_appends_events_in_order_and_remembers_replies(tmp_path):
     store = EventStore(tmp_path / "game.sqlite")
-    store.start(GameRecord("theplan", 7, {"players": ["a", "b", "c"]}, {"rules": 1}))
-    assert store.append([{"type": "x", "n": 1}, {"type": "y"}]) == [1, 2]
+    assert store.start(
+        GameRecord("theplan", 7, {"players": ["a", "b", "c"]}, {"rules": 1}), [{"type": "x", "n": 1}]
+    ) == [1]
+    assert store.append([{"type": "y"}]) == [2]
     assert store.append([{"type": "z"}], command_id="c1", seat="a", reply={"id": "c1", "ok": True}) == [3]
-    assert store.reply_for("c1") == {"id": "c1", "ok": True}
-    assert store.reply_for("nope") is None
+    assert store.reply_for("c1", "a") == {"id": "c1", "ok": True}
+    assert store.reply_for("c1", "b") is None  # ids are scoped to the seat that sent them
+    assert store.reply_for("nope", "a") is None
     assert [seq for seq, _ in store.events()] == [1, 2, 3]
     assert [e["type"] for _, e in store.events(after_seq=1)] == ["y", "z"]
     store.close()
@@ -136,9 +139,9 @@ def test_store_appends_events_in_order_and_remembers_replies(tmp_path):
 
 def test_store_refuses_to_start_a_second_game_in_one_file(tmp_path):
     store = EventStore(tmp_path / "g.sqlite")
-    store.start(GameRecord("theplan", 1, {}, {}))
+    store.start(GameRecord("theplan", 1, {}, {}), [{"type": "x"}])
     with pytest.raises(StoreError, match="--resume"):
-        store.start(GameRecord("theplan", 2, {}, {}))
+        store.start(GameRecord("theplan", 2, {}, {}), [{"type": "x"}])
 
 
 def test_a_file_that_is_not_a_database_is_a_clear_store_error(tmp_path):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import errno
 import logging
-import random
 import signal
 import sys
 from pathlib import Path
@@ -13,8 +12,8 @@ from pathlib import Path
 from referee.games import GAMES, SetupError
 from referee.keys import KeyFileError
 from referee.service import BindError, RefereeService
-from referee.session import GameSession
-from referee.store import EventStore, StoreError
+from referee.session import GameSession, new_seed
+from referee.store import EventStore, StoreError, export
 from tabletop.commands import CommandError
 
 
@@ -24,10 +23,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="run a game: the referee service that players and displays connect to",
         description=(
             "Start (or --resume) a refereed game and serve it over ZeroMQ: players send commands, displays "
-            "subscribe to numbered updates. Every event is written to the --db file before it is announced."
+            "subscribe to numbered updates. Every event is written to the --db file before it is announced. "
+            "One referee per --db file. --export copies a game into one new file (safe while it runs)."
         ),
     )
-    p.add_argument("--game", choices=sorted(GAMES), required=True, help="which game to referee")
+    p.add_argument("--game", choices=sorted(GAMES), help="which game to referee (required unless --export)")
     p.add_argument(
         "--players",
         help="comma-separated seats in any order; Master Plan seats may name their villain as NAME:VILLAIN "
@@ -58,7 +58,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--resume", action="store_true", help="continue the game stored in --db after a crash or stop"
     )
-    p.add_argument("--seed", type=int, help="shuffle seed (default: a random one, printed and stored)")
+    p.add_argument(
+        "--seed",
+        type=int,
+        help="shuffle seed, for tests and replays (default: 256 random bits, kept only in --db)",
+    )
+    p.add_argument(
+        "--export",
+        metavar="FILE",
+        help="copy the game in --db into the new single FILE (no -wal beside it) and exit; works while a "
+        "referee runs it; with --upto N only events 1..N (to save the intact part of a damaged file)",
+    )
+    p.add_argument("--upto", type=int, metavar="N", help="with --export: keep events 1..N only")
     p.add_argument(
         "--option", action="append", default=[], metavar="KEY=VALUE", help="a game option, repeatable"
     )
@@ -96,7 +107,24 @@ def _pawns(text: str | None, seats: list[str] | None) -> dict[str, str] | None:
     return out
 
 
+def _export(args: argparse.Namespace) -> int:
+    try:
+        count = export(args.db, args.export, args.upto)
+    except StoreError as exc:
+        raise CommandError(str(exc)) from None
+    print(
+        f"copied {count} events of {args.db} into {args.export}; continue it with --db {args.export} --resume"
+    )
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.export:
+        return _export(args)
+    if args.upto is not None:
+        raise CommandError("--upto goes with --export: tabletop referee --db FILE --export NEW --upto N")
+    if not args.game:
+        raise CommandError(f"say which game: --game {' or --game '.join(sorted(GAMES))}")
     camera = args.camera is not None or args.video or args.images
     if camera and args.game != "masterplan":
         raise CommandError("the camera referees Master Plan; The Plan is reported by its players' commands")
@@ -106,6 +134,7 @@ def run(args: argparse.Namespace) -> int:
         )
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     watch = None
+    store: EventStore | None = None
     try:
         # The ports first: a port in use must not leave behind a game file the retry would refuse.
         service = RefereeService(
@@ -134,21 +163,23 @@ def run(args: argparse.Namespace) -> int:
             adapter = GAMES[args.game]
             players = [p.strip() for p in args.players.split(",") if p.strip()]
             config = adapter.make_config(players, _options(args.option))
-            seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
+            seed = args.seed if args.seed is not None else new_seed()
             session = GameSession.start(args.game, config, seed, store)
         if session.adapter.name != args.game:
             raise CommandError(f"{args.db} holds a {session.adapter.name} game, not {args.game}")
         service.session = session
-    except (StoreError, SetupError, KeyFileError) as exc:
+    except (StoreError, SetupError, KeyFileError, CommandError) as exc:
         service.close()
+        if store is not None:
+            store.close()  # drops the lock at once
         raise CommandError(str(exc)) from None
     except BaseException:
         service.close()
         raise
     if watch is not None:
         watch.attach(service)
-    record = store.record()
-    print(f"{args.game} referee: seed {record.seed if record else '?'}, events in {Path(args.db).resolve()}")
+    # The seed is never shown: whoever saw it could work out every hidden card.
+    print(f"{args.game} referee: events in {Path(args.db).resolve()}")
     print(f"  commands (ROUTER): {service.router_endpoint}")
     print(f"  updates  (PUB):    {service.pub_endpoint}")
     print(f"  seats: {', '.join(session.seats())}")
@@ -167,6 +198,8 @@ def run(args: argparse.Namespace) -> int:
         service.serve()
     except KeyboardInterrupt:
         pass
+    except StoreError as exc:  # the file could not be written: stop before acknowledging more
+        raise CommandError(str(exc)) from None
     finally:
         if watch is not None:
             watch.stop()

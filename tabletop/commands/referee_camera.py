@@ -18,7 +18,7 @@ from referee.camera import CameraThread, Frame, TableWatcher, session_feed, wait
 from referee.camera_feed import TableSetup
 from referee.games import GAMES, SetupError
 from referee.service import RefereeService
-from referee.session import GameSession
+from referee.session import GameSession, new_seed
 from referee.store import EventStore
 from tabletop.commands import CommandError
 from vision.sources import CameraSource, FolderSource, SourceError, VideoSource
@@ -115,7 +115,7 @@ def start_watching(
         for note in setup.notes:
             print(f"  setup: {note}")
         config.update(setup.config_layout())
-        seed = args.seed if args.seed is not None else _random_seed()
+        seed = args.seed if args.seed is not None else new_seed()
         try:
             session = GameSession.start("masterplan", config, seed, store)
         except SetupError as exc:
@@ -130,9 +130,3 @@ def start_watching(
     live = args.camera is not None
     thread = CameraThread(reopen, watcher, max_retries=None if live else 0)
     return Watch(session, setup, thread)
-
-
-def _random_seed() -> int:
-    import random
-
-    return random.SystemRandom().randrange(2**31)
