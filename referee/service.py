@@ -50,6 +50,7 @@ log = logging.getLogger("tabletop.referee")
 PUB_HWM = 10_000
 ROUTER_HWM = 10_000
 HEARTBEAT_S = 1.0
+CLOSE_WAIT_S = 60.0  # a loaded machine may take seconds to finish a batch of 1,000 requests
 MAX_CONNECTIONS_PER_SEAT = 8  # a player's terminal, their screen, a few reconnects
 # ZMTP PING every ZMTP_HEARTBEAT_MS; a peer that answers nothing for ZMTP_TIMEOUT_MS (a machine
 # gone without closing its TCP connection) is disconnected. Peers' libzmq answers by itself.
@@ -104,6 +105,9 @@ class RefereeService:
     ) -> None:
         self._session = session
         self.heartbeat_s = heartbeat_s
+        self._stop = threading.Event()
+        self._idle = threading.Event()  # set while no serve loop runs
+        self._idle.set()
         self.ctx = context or zmq.Context.instance()
         self.secure = keydir is not None
         # Read the server key before starting anything, so a missing one leaves no thread behind.
@@ -141,7 +145,6 @@ class RefereeService:
         self.pub_endpoint = self.pub.getsockopt_string(zmq.LAST_ENDPOINT)
         self._joined: dict[bytes, _Joined] = {}
         self._clock = itertools.count()
-        self._stop = threading.Event()
         self.feeds: list[tuple[zmq.Socket, Callable[[zmq.Socket], None]]] = []
 
     @property
@@ -163,6 +166,11 @@ class RefereeService:
         self._stop.set()
 
     def close(self) -> None:
+        # ZeroMQ sockets are not thread-safe: closing them under a serve loop still running in
+        # another thread (a test or bench that gave up waiting) can wedge the whole context.
+        self.stop()
+        if not self._idle.wait(CLOSE_WAIT_S):
+            raise RuntimeError(f"the referee's serve loop did not stop within {CLOSE_WAIT_S:g} s")
         self.router.close(0)
         self.pub.close(0)
         if self._auth is not None:
@@ -175,17 +183,21 @@ class RefereeService:
             poller.register(sock, zmq.POLLIN)
         handlers = {sock: fn for sock, fn in self.feeds}
         next_beat = time.monotonic()
-        while not self._stop.is_set() and not (until and until()):
-            now = time.monotonic()
-            if now >= next_beat:
-                next_beat = now + self.heartbeat_s
-                self._guarded("the heartbeat", self.publish_state)
-            timeout_ms = max(0, int((next_beat - time.monotonic()) * 1000))
-            for sock, _ in poller.poll(min(timeout_ms, 100)):
-                if sock is self.router:
-                    self._guarded("reading requests", self._drain_router)
-                else:
-                    self._guarded("a feed", handlers[sock], sock)
+        self._idle.clear()
+        try:
+            while not self._stop.is_set() and not (until and until()):
+                now = time.monotonic()
+                if now >= next_beat:
+                    next_beat = now + self.heartbeat_s
+                    self._guarded("the heartbeat", self.publish_state)
+                timeout_ms = max(0, int((next_beat - time.monotonic()) * 1000))
+                for sock, _ in poller.poll(min(timeout_ms, 100)):
+                    if sock is self.router:
+                        self._guarded("reading requests", self._drain_router)
+                    else:
+                        self._guarded("a feed", handlers[sock], sock)
+        finally:
+            self._idle.set()
 
     @staticmethod
     def _guarded(what: str, fn: Callable[..., None], *args: Any) -> None:

@@ -358,6 +358,9 @@ def test_the_seed_is_in_no_public_message_reply_or_console_line(tmp_path):
     try:
         for seat, conn in conns.items():
             seen.append(json.dumps(conn.join(seat)))
+        # The subscription is live once the first heartbeat arrives: only then drive the game, so
+        # that every event it publishes is scanned too.
+        assert sub.poll(10_000), "no state heartbeat on the updates port"
         store = EventStore(db, readonly=True)
         twin = GAMES["theplan"].replay(CONFIG, 0, [e for _, e in store.events()])  # seed: from the events
         store.close()
