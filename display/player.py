@@ -10,7 +10,7 @@ import numpy as np
 
 from display import style
 from display.canvas import canvas
-from display.style import put_text
+from display.text import BOLD, put_text, wrap
 from display.theplan_overview import collection_colour, collection_of
 
 Size = tuple[int, int]
@@ -41,7 +41,7 @@ def _card(
     cv2.rectangle(img, (x, y), (x + w, y + 22), band, -1)
     cv2.rectangle(img, (x, y), (x + w, y + h), style.CARD_EDGE, 1)
     put_text(img, title, (x + 5, y + 16), 0.42, (20, 20, 20), max_width=w - 10)
-    for i, text in enumerate(style.wrap(body, 0.5, w - 10)[:4]):
+    for i, text in enumerate(wrap(body, 0.5, w - 10)[:4]):
         put_text(img, text, (x + 5, y + 46 + i * 20), 0.5, (20, 20, 20), max_width=w - 10)
 
 
@@ -55,7 +55,7 @@ def _row(img: np.ndarray, cards: list[tuple[str, str, tuple[int, int, int]]], y:
 
 
 def _header(img: np.ndarray, title: str, seat: str, line: str) -> int:
-    put_text(img, title, (14, 32), 0.75, style.TEXT, 2, style.BOLD)
+    put_text(img, title, (14, 32), 0.75, style.TEXT, 2, BOLD)
     put_text(img, f"{seat} - private: keep this screen to yourself", (img.shape[1] - 14, 32), 0.5,
              style.VERDICT_BGR["too_close_to_call"], anchor="right")  # fmt: skip
     put_text(img, line, (14, 60), 0.55, style.TEXT, max_width=img.shape[1] - 28)

@@ -12,7 +12,7 @@ import numpy as np
 
 from display import style
 from display.canvas import canvas
-from display.style import put_text
+from display.text import BOLD, put_text
 from display.words import last_lines
 
 Size = tuple[int, int]
@@ -66,7 +66,7 @@ def render_theplan(state: dict[str, Any], events: list[dict[str, Any]] | None, s
     main_w = width - side_w
     left, cy = 14, 32
     round_no = int(state.get("round") or 1)
-    put_text(img, "THE PLAN", (left, cy), 0.8, style.TEXT, 2, style.BOLD)
+    put_text(img, "THE PLAN", (left, cy), 0.8, style.TEXT, 2, BOLD)
     head = (
         f"round {round_no}  turn {state.get('turn', '?')} of 4   phase: {state.get('phase')}"
         f"   Plans pass {passing_direction(round_no)}"
@@ -104,7 +104,7 @@ def render_theplan(state: dict[str, Any], events: list[dict[str, Any]] | None, s
         cv2.rectangle(img, (left - 4, top + 2), (main_w - left, top + row_h - 2), style.PANEL, -1)
         cv2.circle(img, (left + 10, top + 20), 8, style.player_colour(i), -1, cv2.LINE_AA)
         ghost = " (ghost)" if name in (state.get("ghosts") or []) else ""
-        put_text(img, f"{name}{ghost}", (left + 26, top + 26), 0.6, style.TEXT, 1, style.BOLD, max_width=150)
+        put_text(img, f"{name}{ghost}", (left + 26, top + 26), 0.6, style.TEXT, 1, BOLD, max_width=150)
         status = []
         if state.get("phase") == "commit":
             status.append("committed" if p.get("committed") else "choosing a Plan")
@@ -151,7 +151,7 @@ def render_theplan(state: dict[str, Any], events: list[dict[str, Any]] | None, s
              style.DIM, max_width=side_w - 20)  # fmt: skip
     sy += 26
     if winners:
-        put_text(img, f"WINNER: {', '.join(sorted(winners))}", (sx, sy), 0.6, style.TROPHY, 2, style.BOLD,
+        put_text(img, f"WINNER: {', '.join(sorted(winners))}", (sx, sy), 0.6, style.TROPHY, 2, BOLD,
                  max_width=side_w - 20)  # fmt: skip
         sy += 28
     put_text(img, "last events", (sx, sy), 0.45, style.DIM)
