@@ -16,7 +16,8 @@ from typing import Any
 
 import cv2
 import numpy as np
-from shapely.geometry import Polygon
+from shapely.geometry import LineString, Polygon
+from shapely.ops import unary_union
 
 from display import style
 from display.canvas import SHIFT
@@ -30,10 +31,18 @@ CLEARANCE_MM = 6.0
 RING_MM = 9.0  # width of the ring of light around a destination card
 GAP_LINE_MM = 3.0  # width of the line drawn across a gap
 REACH_LINE_MM = 2.0  # width of the reach-zone outline
-LABEL_OFFSET_MM = (12.0, 18.0, 26.0, 36.0, 48.0)  # the gap label sits beside the gap line, off the cards
+LABEL_OFFSET_MM = (
+    12.0,
+    18.0,
+    26.0,
+    36.0,
+    48.0,
+    62.0,
+    78.0,
+)  # the gap label sits beside the gap line, off the cards
 # Letters are this tall on the table (not in pixels): read from a chair 1-2 m away, whatever the
 # projector's throw and angle.
-LABEL_MM = 7.0
+LABEL_MM = 8.0
 STATUS_MM = 9.0  # whose turn and which step, written at the edge of the lit area
 
 
@@ -83,6 +92,8 @@ def render_projector(
 
     by_space = {s["space"]: s for s in state.get("table", [])}
     labels = []
+    # What is lit (rings, gap lines): a label laid over them would be unreadable.
+    lit = [Polygon(as_points(here["corners"])).buffer(CLEARANCE_MM + RING_MM / 2)]
     for move in moves:
         dest = by_space.get(move.get("to"))
         if dest is None:
@@ -93,11 +104,12 @@ def render_projector(
         if np.hypot(*(b - a)) > 1e-6:
             fill(_band(a, b, GAP_LINE_MM), colour)
         labels.append((a, b, move, colour))
+        lit += [Polygon(as_points(dest["corners"])).buffer(CLEARANCE_MM + RING_MM), LineString([a, b])]
 
     cards = [as_points(s["corners"]) for s in by_space.values()]
     for a, b, move, colour in labels:
-        _label(img, mapping, a, b, move, colour, cards)
-    _status(img, mapping, state, cards)
+        _label(img, mapping, a, b, move, colour, cards, lit)
+    _status(img, mapping, state, cards, lit)
     for card in cards:
         _darken(img, mapping, card)
     return img
@@ -149,6 +161,7 @@ def _label(
     move: dict[str, Any],
     colour: tuple[int, int, int],
     cards: list[np.ndarray],
+    lit: list[Any],
 ) -> None:
     """The gap in mm written beside the gap line, on the first spot where it falls on no card."""
     mid = (a + b) / 2
@@ -157,11 +170,18 @@ def _label(
     if not n.any():
         n = np.array([0.0, 1.0])
     text = f"{float(move.get('gap_mm', 0.0)):.0f} mm"
-    spots = [mid + side * off * n for off in LABEL_OFFSET_MM for side in (1.0, -1.0)]
-    _write_clear(img, mapping, text, spots, LABEL_MM, colour, cards)
+    # Beside the line first, then round the gap's middle in growing circles (a short gap between
+    # close cards may have no room beside it).
+    turns = [n, -n] + [
+        np.array([np.cos(a), np.sin(a)]) for a in np.linspace(0, 2 * np.pi, 12, endpoint=False)
+    ]
+    spots = [mid + off * t for off in LABEL_OFFSET_MM for t in turns]
+    _write_clear(img, mapping, text, spots, LABEL_MM, colour, cards, lit)
 
 
-def _status(img: np.ndarray, mapping: _Mapping, state: dict[str, Any], cards: list[np.ndarray]) -> None:
+def _status(
+    img: np.ndarray, mapping: _Mapping, state: dict[str, Any], cards: list[np.ndarray], lit: list[Any]
+) -> None:
     """'NAME: STEP step' along the top or bottom of the picture, wherever it falls on no card."""
     who, step = state.get("current"), state.get("step")
     if not who:
@@ -169,7 +189,7 @@ def _status(img: np.ndarray, mapping: _Mapping, state: dict[str, Any], cards: li
     text = f"{who}: {step} step" if step else f"{who} to play"
     h, w = img.shape[:2]
     spots = mapping.to_mm([[w / 2, h * f] for f in (0.06, 0.94, 0.15, 0.85)])
-    _write_clear(img, mapping, text, list(spots), STATUS_MM, (235, 235, 235), cards)
+    _write_clear(img, mapping, text, list(spots), STATUS_MM, (235, 235, 235), cards, lit)
 
 
 def _write_clear(
@@ -180,28 +200,39 @@ def _write_clear(
     height_mm: float,
     colour: tuple[int, int, int],
     cards: list[np.ndarray],
+    lit: list[Any],
 ) -> bool:
-    """Write `text` centred on the first spot (mm) where its box lands on no card, its capitals
+    """Write `text` centred on the first spot (mm) where its box lands on no card and nothing
+    lit (else on the first spot clear of the cards alone), on a dark box, its capitals
     `height_mm` tall on the table (sized through the calibration at that spot)."""
     h, w = img.shape[:2]
+    placed = []
     for spot in spots_mm:
         px = mapping.to_px(spot)[0]
         # Table mm per projector pixel going down the picture, here: the letters' height on the table.
         mm_per_px = float(np.hypot(*(mapping.to_mm(np.array([px, px + (0.0, 1.0)]))[1] - spot)))
         cap_px = height_mm / max(mm_per_px, 1e-9)
         scale = scale_for_cap_height(cap_px)
-        tw = text_width(text, scale)
-        half_w, half_h = tw / 2 + cap_px * 0.2, cap_px * 0.8
+        half_w, half_h = text_width(text, scale) / 2 + cap_px * 0.3, cap_px * 0.9
         box_px = np.array(
             [[px[0] - half_w, px[1] - half_h], [px[0] + half_w, px[1] - half_h],
              [px[0] + half_w, px[1] + half_h], [px[0] - half_w, px[1] + half_h]]
         )  # fmt: skip
-        inside = (box_px[:, 0] >= 0).all() and (box_px[:, 0] < w).all()
-        inside = inside and (box_px[:, 1] >= 0).all() and (box_px[:, 1] < h).all()
-        if inside and not any(_touches(mapping.to_mm(box_px), card) for card in cards):
-            put_text(img, text, (px[0], px[1] + cap_px / 2), scale, colour, anchor="centre")
-            return True
-    return False
+        if box_px.min() < 0 or (box_px[:, 0] >= w).any() or (box_px[:, 1] >= h).any():
+            continue
+        box_mm = mapping.to_mm(box_px)
+        if any(_touches(box_mm, card) for card in cards):
+            continue
+        placed.append((px, cap_px, scale, box_px))
+        if not Polygon(box_mm).intersects(unary_union(lit)):
+            placed = placed[-1:]
+            break
+    if not placed:
+        return False
+    px, cap_px, scale, box_px = placed[0]
+    cv2.fillConvexPoly(img, np.round(box_px).astype(np.int32), (0, 0, 0))  # no light behind the letters
+    put_text(img, text, (px[0], px[1] + cap_px / 2), scale, colour, anchor="centre")
+    return True
 
 
 def _touches(box_mm: np.ndarray, card: np.ndarray) -> bool:
