@@ -160,7 +160,7 @@ def run_sample(
     png_dir = None
     # The projector picture is taken at the turn with the most legal jumps: at game over
     # nobody can move and it is black.
-    showcase: tuple[int, dict[str, Any]] | None = None
+    showcase: tuple[int, dict[str, Any], int] | None = None  # legal jumps, state, frame
     bar = Progress(progress, len(paths), "tabletop demo")
     picture, drawn_at = None, (-2, -1)
     events: list[dict[str, Any]] = []
@@ -176,7 +176,7 @@ def run_sample(
             picture = render_overview("masterplan", state, events[-12:], OVERVIEW_SIZE)
             legal = legal_jumps(state)
             if legal and (showcase is None or legal > showcase[0]):
-                showcase = (legal, state)
+                showcase = (legal, state, index)
         elif picture is None:
             picture = _waiting_picture(index)
         if writer is not None:
@@ -208,6 +208,8 @@ def run_sample(
     files["projector"] = str(out / "projector.png")
     summary = summarise(store, feed, referee.spoken)
     summary["seconds"] = round(time.monotonic() - t_start, 1)
+    if showcase is not None:
+        summary["projector_at"] = {"frame": showcase[2], "legal_jumps": showcase[0]}
     summary["frames"] = len(paths)
     text = summary_text(summary)
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
