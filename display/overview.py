@@ -272,11 +272,13 @@ def _panel(
         cv2.circle(img, (left + 8, cy - 5), 7, colour, -1, cv2.LINE_AA)
         text = f"{name} ({p.get('villain')})  hand {p.get('hand_size')}  at {p.get('position') or '-'}"
         tone = style.DIM if p.get("eliminated") else style.TEXT
-        drawn = put_text(img, text, (left + 22, cy), 0.45, tone, max_width=width - 22)
+        # The winner's line makes room for the word WINNER at its right end.
+        room = width - 22
+        if state.get("winner") == name:
+            room -= put_text(img, "WINNER", (x + w - 12, cy), 0.45, style.TROPHY, 1, BOLD, "right") + 8
+        drawn = put_text(img, text, (left + 22, cy), 0.45, tone, max_width=room)
         if p.get("eliminated"):
             cv2.line(img, (left + 22, cy - 5), (left + 22 + drawn, cy - 5), style.VERDICT_BGR["illegal"], 2)
-        if state.get("winner") == name:
-            put_text(img, "WINNER", (x + w - 12, cy), 0.45, style.TROPHY, 1, BOLD, "right")
         cy += 21
     moves = state.get("moves") or []
     if moves:
