@@ -7,6 +7,8 @@ Pure pictures (BGR numpy images; the same input always gives the same picture):
     render_player_view(game, view, size=(1280, 720))               one seat's private view
 `state` is the referee's public state (`StateMirror.state`), `events` its public events,
 `view` a seat's answer to "view"/"join", `calibration` a `calibration.Calibration`.
+All their text (and `tabletop detect --annotate`'s) is drawn by `display.text.put_text` with the
+bundled DejaVu Sans, so names in any alphabet show as written.
 
 Clients (`display.live`): OverviewFeed / ProjectorFeed / PlayerFeed + a sink (`display.sinks`:
 Window, FrameFolder, VideoFile) in a DisplayLoop; `tabletop display` wires them up.

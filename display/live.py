@@ -26,6 +26,7 @@ class PublicFeed:
         self.mirror = mirror
         self._key: tuple[int, int] | None = None
         self._state: dict[str, Any] | None = None
+        self._before = joined_events(mirror)
 
     def update(self, timeout_s: float) -> bool:
         self.mirror.poll(timeout_s)
@@ -37,7 +38,34 @@ class PublicFeed:
         return True
 
     def recent_events(self) -> list[dict[str, Any]]:
-        return [event for _, event in self.mirror.events[-EVENTS_SHOWN:]]
+        """What happened lately: the events from before this display joined, then those since."""
+        return (self._before + [event for _, event in self.mirror.events])[-EVENTS_SHOWN:]
+
+
+def joined_events(mirror: StateMirror) -> list[dict[str, Any]]:
+    """The public events a display joining late can show at once: the snapshot's `recent_events`
+    when the referee sends them (a list of events or of (seq, event)), else one line saying
+    where the game stands, made from the snapshot's state."""
+    recent = getattr(mirror, "recent_events", None)
+    if recent is None and isinstance(mirror.state, dict):
+        recent = mirror.state.get("recent_events")
+    seen = {seq for seq, _ in mirror.events}
+    events = []
+    for item in recent if isinstance(recent, list) else []:
+        seq, event = None, item
+        if isinstance(item, (list, tuple)) and len(item) == 2:
+            seq, event = item
+        elif isinstance(item, dict) and "event" in item and "type" not in item:
+            seq, event = item.get("seq"), item["event"]
+        if isinstance(event, dict) and event.get("type") and (seq is None or seq not in seen):
+            events.append(event)
+    if events:
+        return events
+    state = mirror.state if isinstance(mirror.state, dict) else {}
+    if state.get("current") or state.get("turn"):
+        return [{"type": "turn_started", "player": state.get("current"), "step": state.get("step"),
+                 "turn": state.get("turn"), "round": state.get("round")}]  # fmt: skip
+    return []
 
 
 class OverviewFeed(PublicFeed):

@@ -14,12 +14,13 @@ import numpy as np
 from display import style
 from display.canvas import SHIFT, TableFit, canvas, fill, line, nice_step_mm, outline, tint
 from display.shapes import as_points, centre, nearest_points, rounded_offset
-from display.style import put_text
-from display.tablestate import current_space, player_colours
+from display.tablestate import current_space, pawn_marks, player_colours
+from display.text import BOLD, put_text, wrap
 from display.theplan_overview import render_theplan
 from display.words import last_lines
 
 Size = tuple[int, int]
+BANNER_H = 78  # the "X WINS" band above the table at game over
 
 
 def render_overview(
@@ -56,7 +57,9 @@ def table_fit(state: dict[str, Any], size: Size) -> tuple[TableFit, tuple[int, i
     polys = [as_points(s["corners"]) for s in state.get("table", [])]
     if here is not None and state.get("moves"):
         polys.append(rounded_offset(here["corners"], float(state.get("reach_mm", 63.0))))
-    rect = (10, 10, width - _panel_width(width) - 20, height - 20)
+    # At game over the result takes a band above the table, which shrinks to stay whole below it.
+    band = BANNER_H + 6 if state.get("game_over") else 0
+    rect = (10, 10 + band, width - _panel_width(width) - 20, height - 20 - band)
     return TableFit.around(polys, rect), rect
 
 
@@ -90,7 +93,7 @@ def render_masterplan(state: dict[str, Any], events: list[dict[str, Any]] | None
             _destination(img, fit, here, dest, move)
     if here is not None:
         outline(img, fit, here["corners"], (255, 255, 255), 3)
-    _pawns(img, fit, table, colours)
+    _pawns(img, fit, table, colours, pawn_marks(state))
     _scale_bar(img, fit, rect)
     _panel(img, state, events, colours, (width - panel_w, 0, panel_w, height))
     if state.get("game_over"):
@@ -163,9 +166,9 @@ def _cards(
             put_text(img, f"start {owner}", (c[0], c[1]), scale * 0.85, (90, 90, 90), 1,
                      anchor="centre", max_width=card_w)  # fmt: skip
         elif kind == "trophy":
-            put_text(img, "TROPHY", (c[0], c[1]), scale, (20, 20, 20), 1, style.BOLD, "centre", card_w)
+            put_text(img, "TROPHY", (c[0], c[1]), scale, (20, 20, 20), 1, BOLD, "centre", card_w)
         elif s.get("face_up"):
-            lines = style.wrap(str(s.get("name") or s["space"]), scale, card_w - 4)[:3]
+            lines = wrap(str(s.get("name") or s["space"]), scale, card_w - 4)[:3]
             top = c[1] - (len(lines) - 1) * 8 * scale / 0.4
             for i, text in enumerate(lines):
                 put_text(img, text, (c[0], top + i * 16 * scale / 0.4), scale, (30, 30, 30), 1,
@@ -192,25 +195,34 @@ def _destination(
         line(img, fit, a, b, colour, 2)
         anchor = fit.px([(a + b) / 2])[0]
     c = fit.px([centre(dest["corners"])])[0]
-    put_text(img, label, (c[0], c[1] + 18), 0.45, (0, 0, 0), 3, anchor="centre")
-    put_text(img, label, (c[0], c[1] + 18), 0.45, (255, 255, 255), 1, anchor="centre")
+    put_text(img, label, (c[0], c[1] + 18), 0.45, (255, 255, 255), anchor="centre", halo=(0, 0, 0))
     cv2.circle(img, (int(anchor[0]), int(anchor[1])), 3, colour, -1, cv2.LINE_AA)
 
 
 def _pawns(
-    img: np.ndarray, fit: TableFit, table: list[dict[str, Any]], colours: dict[str, tuple[int, int, int]]
+    img: np.ndarray,
+    fit: TableFit,
+    table: list[dict[str, Any]],
+    colours: dict[str, tuple[int, int, int]],
+    marks: dict[str, str],
 ) -> None:
-    radius = max(5, int(fit.scale * 11))
+    """Pawns sit in a row on the lower edge of their card, clear of the name written in its middle."""
+    radius = max(9, int(fit.scale * 13))
     for s in table:
         pawns = s.get("pawns") or []
-        c = fit.px([centre(s["corners"])])[0]
+        if not pawns:
+            continue
+        corners = fit.px(s["corners"])
+        cx = corners[:, 0].mean()
+        cy = corners[:, 1].max() - radius * 0.4  # straddling the card's bottom edge: still on it
         for i, name in enumerate(pawns):
             dx = (i - (len(pawns) - 1) / 2) * radius * 2.1
-            p = (int(round(c[0] + dx)), int(round(c[1] + radius * 1.6)))
+            p = (int(round(cx + dx)), int(round(cy)))
             cv2.circle(img, p, radius + 2, (0, 0, 0), -1, cv2.LINE_AA)
             cv2.circle(img, p, radius, colours.get(name, style.DIM), -1, cv2.LINE_AA)
-            put_text(img, name[:1].upper(), (p[0], p[1] + radius * 0.4), radius / 22, (0, 0, 0), 1,
-                     anchor="centre")  # fmt: skip
+            mark = marks.get(name, name[:2].upper())
+            put_text(img, mark, (p[0], p[1] + radius * 0.4), radius / 24, (0, 0, 0), 2, anchor="centre",
+                     max_width=radius * 1.8)  # fmt: skip
 
 
 def _scale_bar(img: np.ndarray, fit: TableFit, rect: tuple[int, int, int, int]) -> None:
@@ -234,7 +246,7 @@ def _panel(
     cv2.rectangle(img, (x, y), (x + w, y + h), style.PANEL, -1)
     left, width = x + 12, w - 24
     cy = y + 30
-    put_text(img, "MASTER PLAN", (left, cy), 0.75, style.TEXT, 2, style.BOLD, max_width=width)
+    put_text(img, "MASTER PLAN", (left, cy), 0.75, style.TEXT, 2, BOLD, max_width=width)
     put_text(img, f"turn {state.get('turn', '?')}", (x + w - 12, cy), 0.5, style.DIM, anchor="right")
     cy += 30
     current = state.get("current")
@@ -260,11 +272,13 @@ def _panel(
         cv2.circle(img, (left + 8, cy - 5), 7, colour, -1, cv2.LINE_AA)
         text = f"{name} ({p.get('villain')})  hand {p.get('hand_size')}  at {p.get('position') or '-'}"
         tone = style.DIM if p.get("eliminated") else style.TEXT
-        drawn = put_text(img, text, (left + 22, cy), 0.45, tone, max_width=width - 22)
+        # The winner's line makes room for the word WINNER at its right end.
+        room = width - 22
+        if state.get("winner") == name:
+            room -= put_text(img, "WINNER", (x + w - 12, cy), 0.45, style.TROPHY, 1, BOLD, "right") + 8
+        drawn = put_text(img, text, (left + 22, cy), 0.45, tone, max_width=room)
         if p.get("eliminated"):
             cv2.line(img, (left + 22, cy - 5), (left + 22 + drawn, cy - 5), style.VERDICT_BGR["illegal"], 2)
-        if state.get("winner") == name:
-            put_text(img, "WINNER", (x + w - 12, cy), 0.45, style.TROPHY, 1, style.BOLD, "right")
         cy += 21
     moves = state.get("moves") or []
     if moves:
@@ -290,20 +304,13 @@ def _panel(
 
 
 def _banner(img: np.ndarray, state: dict[str, Any], rect: tuple[int, int, int, int]) -> None:
-    x, y, w, h = rect
+    """The result in a band above the table (`rect`), so the final table stays in view."""
+    x, y, w, _ = rect
+    top = y - BANNER_H - 6
+    cv2.rectangle(img, (x, top), (x + w, top + BANNER_H), (0, 0, 0), -1)
     winner = state.get("winner")
     text = f"{winner} WINS" if winner else "GAME OVER"
-    reason = state.get("game_over_reason")
-    cv2.rectangle(img, (x, y + h // 2 - 40), (x + w, y + h // 2 + (40 if reason else 24)), (0, 0, 0), -1)
-    put_text(img, text, (x + w / 2, y + h / 2 + 12), 1.4, style.TROPHY, 3, style.BOLD, "centre", w - 20)
-    if reason:
-        put_text(
-            img,
-            str(reason),
-            (x + w / 2, y + h / 2 + 34),
-            0.5,
-            style.TEXT,
-            1,
-            anchor="centre",
-            max_width=w - 20,
-        )
+    put_text(img, text, (x + w / 2, top + 44), 1.4, style.TROPHY, 3, BOLD, "centre", w - 20)
+    if state.get("game_over_reason"):
+        put_text(img, str(state["game_over_reason"]), (x + w / 2, top + 68), 0.5, style.TEXT, 1,
+                 anchor="centre", max_width=w - 20)  # fmt: skip

@@ -10,8 +10,8 @@ import numpy as np
 
 from display import style
 from display.canvas import canvas
-from display.style import put_text
-from display.theplan_overview import collection_colour, collection_of
+from display.text import BOLD, put_text, wrap
+from display.theplan_overview import collection_colour, collection_of, plan_face
 
 Size = tuple[int, int]
 
@@ -34,28 +34,37 @@ def render_player_view(game: str, view: dict[str, Any], size: Size = (1280, 720)
     return img
 
 
-def _card(
-    img: np.ndarray, x: int, y: int, w: int, h: int, title: str, body: str, band: tuple[int, int, int]
-) -> None:
+Card = tuple[str, str, tuple[int, int, int], list[tuple[int, int, int]]]  # title, body, band, swatches
+
+
+def _card(img: np.ndarray, x: int, y: int, w: int, h: int, card: Card) -> None:
+    title, body, band, swatches = card
     cv2.rectangle(img, (x, y), (x + w, y + h), style.CARD_FACE, -1)
     cv2.rectangle(img, (x, y), (x + w, y + 22), band, -1)
     cv2.rectangle(img, (x, y), (x + w, y + h), style.CARD_EDGE, 1)
     put_text(img, title, (x + 5, y + 16), 0.42, (20, 20, 20), max_width=w - 10)
-    for i, text in enumerate(style.wrap(body, 0.5, w - 10)[:4]):
-        put_text(img, text, (x + 5, y + 46 + i * 20), 0.5, (20, 20, 20), max_width=w - 10)
+    scale, step = (0.4, 16) if swatches else (0.5, 20)  # a Plan card holds up to four expert names
+    lines = max(1, (h - 30 - (22 if swatches else 0)) // step)
+    for i, text in enumerate(wrap(body, scale, w - 10)[:lines]):
+        put_text(img, text, (x + 5, y + 26 + (i + 1) * step), scale, (20, 20, 20), max_width=w - 10)
+    side = min(18, (w - 10) // max(1, len(swatches)) - 4)
+    for i, colour in enumerate(swatches):  # a Plan's experts, in their collections' colours
+        sx = x + 5 + i * (side + 4)
+        cv2.rectangle(img, (sx, y + h - side - 5), (sx + side, y + h - 5), colour, -1)
+        cv2.rectangle(img, (sx, y + h - side - 5), (sx + side, y + h - 5), style.CARD_EDGE, 1)
 
 
-def _row(img: np.ndarray, cards: list[tuple[str, str, tuple[int, int, int]]], y: int, card: Size) -> int:
+def _row(img: np.ndarray, cards: list[Card], y: int, card: Size) -> int:
     w, h = card
     per_row = max(1, (img.shape[1] - 28 + 10) // (w + 10))
-    for i, (title, body, band) in enumerate(cards):
-        _card(img, 14 + (i % per_row) * (w + 10), y + (i // per_row) * (h + 10), w, h, title, body, band)
+    for i, c in enumerate(cards):
+        _card(img, 14 + (i % per_row) * (w + 10), y + (i // per_row) * (h + 10), w, h, c)
     rows = max(1, -(-len(cards) // per_row))
     return y + rows * (h + 10)
 
 
 def _header(img: np.ndarray, title: str, seat: str, line: str) -> int:
-    put_text(img, title, (14, 32), 0.75, style.TEXT, 2, style.BOLD)
+    put_text(img, title, (14, 32), 0.75, style.TEXT, 2, BOLD)
     put_text(img, f"{seat} - private: keep this screen to yourself", (img.shape[1] - 14, 32), 0.5,
              style.VERDICT_BGR["too_close_to_call"], anchor="right")  # fmt: skip
     put_text(img, line, (14, 60), 0.55, style.TEXT, max_width=img.shape[1] - 28)
@@ -88,7 +97,7 @@ def _masterplan(img: np.ndarray, view: dict[str, Any]) -> None:
     else:
         y = _row(
             img,
-            [(f"card {c.get('card')}", str(c.get("name")), style.CARD_BACK_LINE) for c in hand],
+            [(f"card {c.get('card')}", str(c.get("name")), style.CARD_BACK_LINE, []) for c in hand],
             y + 10,
             (150, 110),
         )
@@ -135,11 +144,13 @@ def _theplan(img: np.ndarray, view: dict[str, Any]) -> None:
     else:
         cards = []
         for plan in hand:
-            note = "PASSING" if plan in passing else ""
-            cards.append((str(plan), note, (120, 90, 200)))
-        y = _row(img, cards, y + 10, (130, 90))
+            name, experts = plan_face(plan)
+            note = ("PASSING " if plan in passing else "") + ", ".join(k.replace("_", " ") for k in experts)
+            cards.append((name, note, (120, 90, 200), [collection_colour(k) for k in experts]))
+        y = _row(img, cards, y + 10, (150, 110))
     y += 14
-    put_text(img, f"committed: {committed or '-'}", (14, y), 0.6, style.TROPHY if committed else style.TEXT)
+    chosen = f"{plan_face(committed)[0]} ({committed})" if committed else "-"
+    put_text(img, f"committed: {chosen}", (14, y), 0.6, style.TROPHY if committed else style.TEXT)
     y += 26
     if you.get("bid") is not None:
         put_text(img, f"your bid: {you.get('bid')}", (14, y), 0.55, style.TEXT)
@@ -148,7 +159,7 @@ def _theplan(img: np.ndarray, view: dict[str, Any]) -> None:
     y += 10
     items = list(me.get("treasures", [])) + list(me.get("trinkets", []))
     cards = [
-        (collection_of(t).replace("_", " "), t.rpartition("-")[2], collection_colour(collection_of(t)))
+        (collection_of(t).replace("_", " "), t.rpartition("-")[2], collection_colour(collection_of(t)), [])
         for t in items
     ]
     _row(img, cards, y, (96, 60))

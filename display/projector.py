@@ -16,11 +16,14 @@ from typing import Any
 
 import cv2
 import numpy as np
+from shapely.geometry import LineString, Polygon
+from shapely.ops import unary_union
 
 from display import style
 from display.canvas import SHIFT
 from display.shapes import as_points, distance_to_polygon, nearest_points, rounded_offset
 from display.tablestate import current_space
+from display.text import put_text, scale_for_cap_height, text_width
 
 # Dark margin around every card: corner uncertainty, projector blur, and the camera's edge search
 # around a card (~4 mm at 1080p over a 1 m table).
@@ -28,7 +31,19 @@ CLEARANCE_MM = 6.0
 RING_MM = 9.0  # width of the ring of light around a destination card
 GAP_LINE_MM = 3.0  # width of the line drawn across a gap
 REACH_LINE_MM = 2.0  # width of the reach-zone outline
-LABEL_OFFSET_MM = 14.0  # the gap label sits beside the gap line, off the cards
+LABEL_OFFSET_MM = (
+    12.0,
+    18.0,
+    26.0,
+    36.0,
+    48.0,
+    62.0,
+    78.0,
+)  # the gap label sits beside the gap line, off the cards
+# Letters are this tall on the table (not in pixels): read from a chair 1-2 m away, whatever the
+# projector's throw and angle.
+LABEL_MM = 8.0
+STATUS_MM = 9.0  # whose turn and which step, written at the edge of the lit area
 
 
 class NoProjectorCalibration(ValueError):
@@ -77,6 +92,8 @@ def render_projector(
 
     by_space = {s["space"]: s for s in state.get("table", [])}
     labels = []
+    # What is lit (rings, gap lines): a label laid over them would be unreadable.
+    lit = [Polygon(as_points(here["corners"])).buffer(CLEARANCE_MM + RING_MM / 2)]
     for move in moves:
         dest = by_space.get(move.get("to"))
         if dest is None:
@@ -87,10 +104,12 @@ def render_projector(
         if np.hypot(*(b - a)) > 1e-6:
             fill(_band(a, b, GAP_LINE_MM), colour)
         labels.append((a, b, move, colour))
+        lit += [Polygon(as_points(dest["corners"])).buffer(CLEARANCE_MM + RING_MM), LineString([a, b])]
 
     cards = [as_points(s["corners"]) for s in by_space.values()]
     for a, b, move, colour in labels:
-        _label(img, mapping, a, b, move, colour, cards)
+        _label(img, mapping, a, b, move, colour, cards, lit)
+    _status(img, mapping, state, cards, lit)
     for card in cards:
         _darken(img, mapping, card)
     return img
@@ -142,32 +161,80 @@ def _label(
     move: dict[str, Any],
     colour: tuple[int, int, int],
     cards: list[np.ndarray],
+    lit: list[Any],
 ) -> None:
-    """The gap in mm written beside the gap line, on the side where it falls on no card."""
+    """The gap in mm written beside the gap line, on the first spot where it falls on no card."""
     mid = (a + b) / 2
     d = b - a
     n = np.array([-d[1], d[0]]) / max(float(np.hypot(*d)), 1e-9)
     if not n.any():
         n = np.array([0.0, 1.0])
     text = f"{float(move.get('gap_mm', 0.0)):.0f} mm"
-    for side in (1.0, -1.0):
-        spot = mid + side * LABEL_OFFSET_MM * n
+    # Beside the line first, then round the gap's middle in growing circles (a short gap between
+    # close cards may have no room beside it).
+    turns = [n, -n] + [
+        np.array([np.cos(a), np.sin(a)]) for a in np.linspace(0, 2 * np.pi, 12, endpoint=False)
+    ]
+    spots = [mid + off * t for off in LABEL_OFFSET_MM for t in turns]
+    _write_clear(img, mapping, text, spots, LABEL_MM, colour, cards, lit)
+
+
+def _status(
+    img: np.ndarray, mapping: _Mapping, state: dict[str, Any], cards: list[np.ndarray], lit: list[Any]
+) -> None:
+    """'NAME: STEP step' along the top or bottom of the picture, wherever it falls on no card."""
+    who, step = state.get("current"), state.get("step")
+    if not who:
+        return
+    text = f"{who}: {step} step" if step else f"{who} to play"
+    h, w = img.shape[:2]
+    spots = mapping.to_mm([[w / 2, h * f] for f in (0.06, 0.94, 0.15, 0.85)])
+    _write_clear(img, mapping, text, list(spots), STATUS_MM, (235, 235, 235), cards, lit)
+
+
+def _write_clear(
+    img: np.ndarray,
+    mapping: _Mapping,
+    text: str,
+    spots_mm: list[np.ndarray],
+    height_mm: float,
+    colour: tuple[int, int, int],
+    cards: list[np.ndarray],
+    lit: list[Any],
+) -> bool:
+    """Write `text` centred on the first spot (mm) where its box lands on no card and nothing
+    lit (else on the first spot clear of the cards alone), on a dark box, its capitals
+    `height_mm` tall on the table (sized through the calibration at that spot)."""
+    h, w = img.shape[:2]
+    placed = []
+    for spot in spots_mm:
         px = mapping.to_px(spot)[0]
-        (tw, th), _ = cv2.getTextSize(text, style.FONT, 0.5, 1)
+        # Table mm per projector pixel going down the picture, here: the letters' height on the table.
+        mm_per_px = float(np.hypot(*(mapping.to_mm(np.array([px, px + (0.0, 1.0)]))[1] - spot)))
+        cap_px = height_mm / max(mm_per_px, 1e-9)
+        scale = scale_for_cap_height(cap_px)
+        half_w, half_h = text_width(text, scale) / 2 + cap_px * 0.3, cap_px * 0.9
         box_px = np.array(
-            [[px[0] - tw / 2, px[1] - th / 2], [px[0] + tw / 2, px[1] - th / 2],
-             [px[0] + tw / 2, px[1] + th / 2], [px[0] - tw / 2, px[1] + th / 2]]
+            [[px[0] - half_w, px[1] - half_h], [px[0] + half_w, px[1] - half_h],
+             [px[0] + half_w, px[1] + half_h], [px[0] - half_w, px[1] + half_h]]
         )  # fmt: skip
+        if box_px.min() < 0 or (box_px[:, 0] >= w).any() or (box_px[:, 1] >= h).any():
+            continue
         box_mm = mapping.to_mm(box_px)
-        if not any(_touches(box_mm, card) for card in cards):
-            org = (int(round(px[0] - tw / 2)), int(round(px[1] + th / 2)))
-            cv2.putText(img, text, org, style.FONT, 0.5, colour, 1, cv2.LINE_AA)
-            return
+        if any(_touches(box_mm, card) for card in cards):
+            continue
+        placed.append((px, cap_px, scale, box_px))
+        if not Polygon(box_mm).intersects(unary_union(lit)):
+            placed = placed[-1:]
+            break
+    if not placed:
+        return False
+    px, cap_px, scale, box_px = placed[0]
+    cv2.fillConvexPoly(img, np.round(box_px).astype(np.int32), (0, 0, 0))  # no light behind the letters
+    put_text(img, text, (px[0], px[1] + cap_px / 2), scale, colour, anchor="centre")
+    return True
 
 
 def _touches(box_mm: np.ndarray, card: np.ndarray) -> bool:
-    grown = rounded_offset(card, CLEARANCE_MM, 2).astype(np.float32)
-    if any(cv2.pointPolygonTest(grown, (float(x), float(y)), False) >= 0 for x, y in box_mm):
-        return True
-    box = box_mm.astype(np.float32)
-    return any(cv2.pointPolygonTest(box, (float(x), float(y)), False) >= 0 for x, y in grown)
+    """Whether a label's box comes within CLEARANCE_MM of a card (edges crossing included)."""
+    return bool(Polygon(box_mm).distance(Polygon(card)) <= CLEARANCE_MM)

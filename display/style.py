@@ -1,12 +1,9 @@
-"""Colours, fonts and text drawing shared by every picture (BGR, OpenCV's Hershey fonts)."""
+"""Colours shared by every picture (BGR); text is drawn by display.text."""
 
 from __future__ import annotations
 
-import cv2
-import numpy as np
+from display.text import BOLD
 
-FONT = cv2.FONT_HERSHEY_SIMPLEX
-BOLD = cv2.FONT_HERSHEY_DUPLEX
 SCORE_FONT = (BOLD, 0.9, 2)  # font, scale, thickness of The Plan's scores (big: read across the room)
 
 BACKGROUND = (38, 32, 28)
@@ -50,48 +47,3 @@ def verdict_colour(move: dict) -> tuple[int, int, int]:
     if not move.get("allowed", True):
         return VERDICT_BGR["illegal"]
     return VERDICT_BGR.get(str(move.get("verdict")), VERDICT_BGR["illegal"])
-
-
-def text_width(text: str, scale: float, thickness: int = 1, font: int = FONT) -> int:
-    return cv2.getTextSize(text, font, scale, thickness)[0][0]
-
-
-def put_text(
-    img: np.ndarray,
-    text: str,
-    org: tuple[float, float],
-    scale: float = 0.5,
-    colour: tuple[int, int, int] = TEXT,
-    thickness: int = 1,
-    font: int = FONT,
-    anchor: str = "left",
-    max_width: float | None = None,
-) -> int:
-    """Draw one line of text (baseline at org); `anchor` left|centre|right; shrinks to fit
-    `max_width`, then cuts with '...'. Returns the drawn width in pixels."""
-    text = _ascii(text)
-    if max_width is not None and text:
-        width = text_width(text, scale, thickness, font)
-        if width > max_width:
-            scale = max(0.3, scale * max_width / width)
-        while len(text) > 3 and text_width(text, scale, thickness, font) > max_width:
-            text = text[:-4] + "..."
-    width = text_width(text, scale, thickness, font)
-    x = org[0] - (width / 2 if anchor == "centre" else width if anchor == "right" else 0)
-    cv2.putText(img, text, (int(round(x)), int(round(org[1]))), font, scale, colour, thickness, cv2.LINE_AA)
-    return width
-
-
-def _ascii(text: str) -> str:
-    # Hershey fonts draw ASCII only; a name with other letters still shows legibly.
-    return text.encode("ascii", "replace").decode("ascii")
-
-
-def wrap(text: str, scale: float, max_width: float, thickness: int = 1) -> list[str]:
-    lines: list[str] = []
-    for word in text.split():
-        if lines and text_width(f"{lines[-1]} {word}", scale, thickness) <= max_width:
-            lines[-1] = f"{lines[-1]} {word}"
-        else:
-            lines.append(word)
-    return lines

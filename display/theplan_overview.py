@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import zlib
 from collections import Counter
+from functools import lru_cache
 from typing import Any
 
 import cv2
@@ -12,7 +13,7 @@ import numpy as np
 
 from display import style
 from display.canvas import canvas
-from display.style import put_text
+from display.text import BOLD, put_text
 from display.words import last_lines
 
 Size = tuple[int, int]
@@ -24,10 +25,45 @@ def collection_of(item: str) -> str:
 
 
 def collection_colour(name: str) -> tuple[int, int, int]:
-    # A stable colour per collection name, without a list that would have to follow the deck.
-    hue = zlib.crc32(name.encode()) % 180
+    # The shipped collections get hues spread evenly round the wheel (no two alike); any other
+    # name a stable hue of its own.
+    kinds = [*_components().treasure_kinds, *_components().trinket_kinds]
+    n = len(kinds)
+    # Stepping 3 round the wheel per kind (coprime with 10) puts neighbours in the file far apart.
+    hue = (kinds.index(name) * 3 % n) * 180 // n if name in kinds else zlib.crc32(name.encode()) % 180
     hsv = np.uint8([[[hue, 150, 220]]])
     return tuple(int(v) for v in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])  # type: ignore[return-value]
+
+
+@lru_cache(maxsize=1)
+def _components() -> Any:
+    # What is printed on each Plan card (its type, its experts' collections) is in the components
+    # file the referee ships; the public state names a Plan by its id only.
+    from referee.theplan.components import default_components
+
+    return default_components()
+
+
+def plan_face(plan_id: str) -> tuple[str, list[str]]:
+    """A Plan card's type name and its experts' collections, e.g. ('Team of Two', ['jewels',
+    'sculptures']); an id the components file does not list shows as itself."""
+    comps = _components()
+    plan = comps.plans.get(str(plan_id))
+    if plan is None:
+        return str(plan_id), []
+    return comps.plan_type(plan.type).name, list(plan.experts)
+
+
+def draw_plan_line(img: np.ndarray, plan_id: str, org: tuple[int, int], max_width: float) -> None:
+    """'Plan: Team of Two' followed by a swatch in each expert's collection colour."""
+    name, experts = plan_face(plan_id)
+    size = 12
+    room = max_width - len(experts) * (size + 4)
+    x = org[0] + put_text(img, f"Plan: {name}", org, 0.45, style.TROPHY, max_width=max(room, 40)) + 6
+    for kind in experts:
+        cv2.rectangle(img, (x, org[1] - size), (x + size, org[1]), collection_colour(kind), -1)
+        cv2.rectangle(img, (x, org[1] - size), (x + size, org[1]), style.CARD_EDGE, 1)
+        x += size + 4
 
 
 def passing_direction(round_number: int) -> str:
@@ -66,7 +102,7 @@ def render_theplan(state: dict[str, Any], events: list[dict[str, Any]] | None, s
     main_w = width - side_w
     left, cy = 14, 32
     round_no = int(state.get("round") or 1)
-    put_text(img, "THE PLAN", (left, cy), 0.8, style.TEXT, 2, style.BOLD)
+    put_text(img, "THE PLAN", (left, cy), 0.8, style.TEXT, 2, BOLD)
     head = (
         f"round {round_no}  turn {state.get('turn', '?')} of 4   phase: {state.get('phase')}"
         f"   Plans pass {passing_direction(round_no)}"
@@ -104,7 +140,7 @@ def render_theplan(state: dict[str, Any], events: list[dict[str, Any]] | None, s
         cv2.rectangle(img, (left - 4, top + 2), (main_w - left, top + row_h - 2), style.PANEL, -1)
         cv2.circle(img, (left + 10, top + 20), 8, style.player_colour(i), -1, cv2.LINE_AA)
         ghost = " (ghost)" if name in (state.get("ghosts") or []) else ""
-        put_text(img, f"{name}{ghost}", (left + 26, top + 26), 0.6, style.TEXT, 1, style.BOLD, max_width=150)
+        put_text(img, f"{name}{ghost}", (left + 26, top + 26), 0.6, style.TEXT, 1, BOLD, max_width=150)
         status = []
         if state.get("phase") == "commit":
             status.append("committed" if p.get("committed") else "choosing a Plan")
@@ -112,21 +148,22 @@ def render_theplan(state: dict[str, Any], events: list[dict[str, Any]] | None, s
             status.append("pass chosen")
         if p.get("bid_placed"):
             status.append("bid placed")
+        score = p.get("score") or {}
+        text_x = left + 190
+        # Points and sets sit right of the collection line, left of the big score: measured, so
+        # the collection is cut before it reaches them.
+        points_w = put_text(img, f"points {score.get('points', 0)}  sets {score.get('sets', 0)}",
+                            (main_w - left - 110, top + 44), 0.38, style.DIM, anchor="right")  # fmt: skip
+        room = main_w - left - 110 - points_w - 14 - text_x
+        line1 = f"hand {p.get('hand', '?')}" + (f"   {', '.join(status)}" if status else "")
+        drawn = put_text(img, line1, (text_x, top + 22), 0.45, style.TEXT, max_width=room)
         plan = revealed.get(name)
-        line1 = (
-            f"hand {p.get('hand', '?')}"
-            + (f"   Plan: {plan}" if plan else "")
-            + (f"   {', '.join(status)}" if status else "")
-        )
-        put_text(img, line1, (left + 190, top + 22), 0.45, style.TEXT, max_width=main_w - left - 330)
+        if plan:
+            draw_plan_line(img, plan, (text_x + drawn + 18, top + 22), room - drawn - 18)
         treasures = Counter(collection_of(t) for t in p.get("treasures", []))
         coll = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in sorted(treasures.items())) or "no treasures"
         trinkets = len(p.get("trinkets", []))
-        put_text(img, f"{coll}; trinkets {trinkets}", (left + 190, top + 42), 0.4, style.DIM,
-                 max_width=main_w - left - 330)  # fmt: skip
-        score = p.get("score") or {}
-        put_text(img, f"points {score.get('points', 0)}  sets {score.get('sets', 0)}", (main_w - left - 110, top + 44), 0.38,
-                 style.DIM, anchor="right")  # fmt: skip
+        put_text(img, f"{coll}; trinkets {trinkets}", (text_x, top + 42), 0.4, style.DIM, max_width=room)
         colour = style.TROPHY if name in winners else style.TEXT
         put_text(img, str(score.get("score", 0)), (main_w - left - 14, top + row_h // 2 + 10), score_scale, colour,
                  score_thick, score_font, "right")  # fmt: skip
@@ -151,7 +188,7 @@ def render_theplan(state: dict[str, Any], events: list[dict[str, Any]] | None, s
              style.DIM, max_width=side_w - 20)  # fmt: skip
     sy += 26
     if winners:
-        put_text(img, f"WINNER: {', '.join(sorted(winners))}", (sx, sy), 0.6, style.TROPHY, 2, style.BOLD,
+        put_text(img, f"WINNER: {', '.join(sorted(winners))}", (sx, sy), 0.6, style.TROPHY, 2, BOLD,
                  max_width=side_w - 20)  # fmt: skip
         sy += 28
     put_text(img, "last events", (sx, sy), 0.45, style.DIM)

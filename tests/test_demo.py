@@ -54,6 +54,10 @@ def test_demo_outputs(demo: tuple[Path, int]) -> None:
     while video.read()[0]:
         frames += 1
     assert frames == FRAMES
+    # H.264 (browsers play it), not MPEG-4 part 2.
+    av = pytest.importorskip("av")
+    with av.open(str(out / "overview.mp4")) as container:
+        assert container.streams.video[0].codec_context.name == "h264"
     projector = cv2.imread(str(out / "projector.png"))
     assert projector is not None and projector.shape[:2] == (960, 1280)  # the demo's virtual projector
     # the event file is a real game: it replays to the same public state

@@ -12,6 +12,7 @@ from display import style
 from display.overview import render_overview, table_fit
 from display.player import render_player_view
 from display.projector import CLEARANCE_MM, RING_MM, NoProjectorCalibration, render_projector
+from display.text import put_text, text_width
 from referee.games import GAMES
 from tests.display_helpers import PLACEMENTS, masterplan_config, masterplan_state, place_round, theplan_state
 
@@ -75,10 +76,14 @@ def test_overview_is_deterministic_and_shows_a_winner_banner(master):
     assert np.array_equal(a, b)
     over = dict(state, game_over=True, winner="bob", game_over_reason="bob reached the Trophy", moves=[])
     c = render_overview("masterplan", over, events)
-    # The banner writes in the Trophy's gold across the table.
+    # The banner writes in the Trophy's gold in a band above the table, never across it: the
+    # whole final table (every card) stays in view below it.
     fit, (x, y, w, h) = table_fit(over, (1280, 720))
-    band = c[y + h // 2 - 30 : y + h // 2 + 20, x : x + w]
+    band = c[:y, x : x + w]
     assert (colour_distance(band, np.array(style.TROPHY)) < 60).sum() > 500
+    for s in over["table"]:
+        px = fit.px(s["corners"])
+        assert (px[:, 1] > y).all() and (px[:, 1] < y + h).all(), s["space"]
 
 
 def test_overview_rejects_an_unknown_game_and_a_tiny_picture(master):
@@ -90,11 +95,11 @@ def test_overview_rejects_an_unknown_game_and_a_tiny_picture(master):
 
 
 def best_match(img: np.ndarray, text: str) -> float:
-    """How well `text`, written in the score font by OpenCV itself, matches somewhere in img."""
+    """How well `text`, written in the score font on its own, matches somewhere in img."""
     font, scale, thick = style.SCORE_FONT
-    (w, h), base = cv2.getTextSize(text, font, scale, thick)
-    tpl = np.zeros((h + base + 8, w + 8), np.uint8)
-    cv2.putText(tpl, text, (4, h + 4), font, scale, 255, thick, cv2.LINE_AA)
+    w, h = text_width(text, scale, thick, font), int(scale * 30)
+    tpl = np.zeros((h + 8, w + 8), np.uint8)
+    put_text(tpl, text, (4, h), scale, 255, thick, font)
     return float(cv2.matchTemplate(img, tpl, cv2.TM_CCOEFF_NORMED).max())
 
 

@@ -134,6 +134,7 @@ def run_sample(
     """Play the sample game through the whole pipeline; return the summary and output paths."""
     from display.overview import render_overview
     from display.projector import render_projector
+    from display.sinks import SinkError, VideoEncoder
     from referee.camera import TableWatcher, read_in_parallel
     from referee.camera_feed import CameraFeed
     from referee.sample import SampleReferee, virtual_projector
@@ -155,13 +156,11 @@ def run_sample(
     session: GameSession | None = None
     feed: CameraFeed | None = None
     video_path = out / "overview.mp4"
-    writer = cv2.VideoWriter(
-        str(video_path), cv2.VideoWriter_fourcc(*"mp4v"), 1.0 / game.frame_interval_s, OVERVIEW_SIZE
-    )
+    writer: VideoEncoder | None = VideoEncoder(video_path, 1.0 / game.frame_interval_s)
     png_dir = None
-    if not writer.isOpened():  # no MP4 encoder in this OpenCV build: a PNG sequence instead
-        png_dir = out / "overview"
-        png_dir.mkdir(exist_ok=True)
+    # The projector picture is taken at the turn with the most legal jumps: at game over
+    # nobody can move and it is black.
+    showcase: tuple[int, dict[str, Any], int] | None = None  # legal jumps, state, frame
     bar = Progress(progress, len(paths), "tabletop demo")
     picture, drawn_at = None, (-2, -1)
     events: list[dict[str, Any]] = []
@@ -175,18 +174,27 @@ def run_sample(
             if feed is not None:
                 state = {**state, "camera": feed.status()}
             picture = render_overview("masterplan", state, events[-12:], OVERVIEW_SIZE)
+            legal = legal_jumps(state)
+            if legal and (showcase is None or legal > showcase[0]):
+                showcase = (legal, state, index)
         elif picture is None:
             picture = _waiting_picture(index)
+        if writer is not None:
+            try:
+                writer.write(picture)
+            except SinkError:  # no MP4 encoder at all here: a PNG sequence instead
+                writer = None
+                png_dir = out / "overview"
+                png_dir.mkdir(exist_ok=True)
         if png_dir is not None:
             cv2.imwrite(str(png_dir / f"overview_{index:04d}.png"), picture)
-        else:
-            writer.write(picture)
         if window:
             cv2.imshow("tabletop demo - overview", picture)
             cv2.waitKey(1)
         bar.show(index + 1, f"turn of {session.game.current}" if session is not None else "waiting for setup")
     bar.done()
-    writer.release()
+    if writer is not None:
+        writer.close()
     if window:
         cv2.destroyAllWindows()
     files: dict[str, str] = {"overview": str(png_dir or video_path)}
@@ -195,11 +203,13 @@ def run_sample(
     state = session.public_state()
     cv2.imwrite(str(out / "overview_last.png"), picture)
     files["last frame"] = str(out / "overview_last.png")
-    projector = render_projector(state, cal)
+    projector = render_projector(showcase[1] if showcase else state, cal)
     cv2.imwrite(str(out / "projector.png"), projector)
     files["projector"] = str(out / "projector.png")
     summary = summarise(store, feed, referee.spoken)
     summary["seconds"] = round(time.monotonic() - t_start, 1)
+    if showcase is not None:
+        summary["projector_at"] = {"frame": showcase[2], "legal_jumps": showcase[0]}
     summary["frames"] = len(paths)
     text = summary_text(summary)
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
@@ -212,18 +222,17 @@ def run_sample(
 
 
 def _waiting_picture(index: int) -> np.ndarray:
+    from display.text import put_text
+
     img = np.full((OVERVIEW_SIZE[1], OVERVIEW_SIZE[0], 3), 32, np.uint8)
-    cv2.putText(
-        img,
-        f"frame {index}: waiting for the camera to see the starting cards and the Trophy",
-        (40, OVERVIEW_SIZE[1] // 2),
-        cv2.FONT_HERSHEY_SIMPLEX,
-        0.8,
-        (220, 220, 220),
-        2,
-        cv2.LINE_AA,
-    )
+    put_text(img, f"frame {index}: waiting for the camera to see the starting cards and the Trophy",
+             (40, OVERVIEW_SIZE[1] // 2), 0.8, (220, 220, 220), max_width=OVERVIEW_SIZE[0] - 80)  # fmt: skip
     return img
+
+
+def legal_jumps(state: dict[str, Any]) -> int:
+    """How many jumps the player to move may make now (the referee's verdict 'legal')."""
+    return sum(m.get("verdict") == "legal" and m.get("allowed", True) for m in state.get("moves") or [])
 
 
 def summarise(store: Any, feed: Any, spoken: list[dict[str, Any]]) -> dict[str, Any]:

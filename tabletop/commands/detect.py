@@ -140,27 +140,52 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+# Outline colours (BGR) by what the card shows; the legend in the corner says which is which.
+FACE_COLOURS = {"up": (0, 200, 0), "down": (255, 80, 0), "unknown": (0, 0, 255)}
+FACE_WORDS = {"up": "face up", "down": "face down", "unknown": "not sure"}
+PAWN_COLOUR = (255, 255, 255)
+
+
 def draw(img: np.ndarray, reading) -> np.ndarray:
+    """The photo with every card's outline (coloured by face), its number and name, the pawns,
+    and a legend. Labels are white with a dark halo and sized to the photo: readable on any table."""
+    from display.text import put_text, scale_for_cap_height
+
     out = img.copy()
     t = max(1, round(max(img.shape[:2]) / 800))
+    scale = scale_for_cap_height(max(12.0, max(img.shape[:2]) / 90))
     for i, c in enumerate(reading.cards):
         q = np.round(np.array(c.corners_px) * 16).astype(np.int32)
-        color = {"up": (0, 200, 0), "down": (255, 80, 0)}.get(c.face, (0, 0, 255))
+        color = FACE_COLOURS.get(c.face, FACE_COLOURS["unknown"])
+        # A dark edge under the colour keeps a green outline visible on green felt.
+        cv2.polylines(out, [q], True, (0, 0, 0), 3 * t, cv2.LINE_AA, shift=4)
         cv2.polylines(out, [q], True, color, t, cv2.LINE_AA, shift=4)
-        x, y = np.array(c.corners_px[0]).astype(int)
-        cv2.putText(
-            out,
-            f"{i} {c.name or c.face}",
-            (x, max(y - 4, 10)),
-            cv2.FONT_HERSHEY_SIMPLEX,
-            0.4 * t,
-            color,
-            t,
-            cv2.LINE_AA,
-        )
+        x, y = np.array(c.corners_px).min(axis=0)
+        put_text(out, f"{i} {c.name or c.face}", (x, max(y - 6 * t, 20 * t)), scale, (255, 255, 255),
+                 halo=(0, 0, 0))  # fmt: skip
     for p in reading.pawns:
-        cv2.circle(out, tuple(int(v) for v in p.center_px), 5 * t, (255, 255, 255), t, cv2.LINE_AA)
+        cv2.circle(out, tuple(int(v) for v in p.center_px), 5 * t, PAWN_COLOUR, t, cv2.LINE_AA)
+    _legend(out, scale, t)
     return out
+
+
+def _legend(out: np.ndarray, scale: float, t: int) -> None:
+    """A filled box in the top-left corner naming each outline colour and the pawn mark."""
+    from display.text import put_text, text_width
+
+    rows = [(FACE_WORDS[k], v, "line") for k, v in FACE_COLOURS.items()] + [("pawn", PAWN_COLOUR, "ring")]
+    line_h = int(scale * 30 * 1.3)
+    swatch = int(scale * 30 * 1.4)
+    w = swatch + 3 * t * 4 + max(text_width(r[0], scale) for r in rows)
+    x0, y0 = 8 * t, 8 * t
+    cv2.rectangle(out, (x0, y0), (x0 + w + 8 * t, y0 + line_h * len(rows) + 10 * t), (25, 25, 25), -1)
+    for i, (word, colour, mark) in enumerate(rows):
+        cy = y0 + 6 * t + line_h * i + line_h // 2
+        if mark == "line":
+            cv2.line(out, (x0 + 6 * t, cy), (x0 + 6 * t + swatch, cy), colour, 2 * t + 1, cv2.LINE_AA)
+        else:
+            cv2.circle(out, (x0 + 6 * t + swatch // 2, cy), 5 * t, colour, t, cv2.LINE_AA)
+        put_text(out, word, (x0 + 12 * t + swatch, cy + line_h * 0.3), scale, (235, 235, 235))
 
 
 def run_enroll(args: argparse.Namespace) -> int:
