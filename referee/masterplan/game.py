@@ -335,7 +335,9 @@ class MasterPlanGame(Effects, Views):
         # during them ends them first, as a player expects: no separate skip_step needed.
         skipped = {"move": ["move", "add"], "add": ["add"], "draw": []}.get(self.step)
         if skipped is None:
-            raise RuleViolation("wrong_step", f"You are in the {self.step.capitalize()} step; your draw is over")
+            raise RuleViolation(
+                "wrong_step", f"You are in the {self.step.capitalize()} step; your draw is over"
+            )
         if cmd.space is not None:
             if not self._may_take_from_table(p):
                 raise RuleViolation(
