@@ -544,7 +544,7 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(joined["error"]["message"])
     seat = joined["player"]  # the seat's own spelling, whatever case was typed
     term = Terminal(mirror, conn, args.json)
-    term.say(f"joined {mirror.game} as {seat}; type 'help' for commands, a number to pick an option")
+    term.say(f"joined as {seat} ({mirror.game}); type 'help' for commands, a number to pick an option")
     if "token" in joined:
         # Shown to this player only (the join reply goes to this connection alone).
         term.say(
