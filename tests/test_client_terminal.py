@@ -273,3 +273,23 @@ def test_a_command_naming_a_seat_matches_it_like_a_join(tmp_path):
     assert reply["ok"], reply
     assert session.public_state()["players"]["Ann"]["committed"]
     store.close()
+
+
+def test_a_draw_before_moving_asks_once_then_draws(tmp_path):
+    with running_referee("masterplan", MASTER, tmp_path) as service:
+        game = service.session.game
+        conns = {p: Connection(service.router_endpoint) for p in ("Ann", "Bob", "Cy")}
+        for seat, conn in conns.items():
+            conn.join(seat)
+        first = game.current
+        x0, _ = game.outline(f"start:{first}").corners_mm[0]
+        near = [[x0, 100], [x0 + 63, 100], [x0 + 63, 188], [x0, 188]]  # within reach of the start
+        assert conns[first].request("place_card", card=game.hand(first)[0], corners=near)["ok"]
+        for _ in range(3):  # the first round ends: a draw ends each Add step
+            assert conns[game.current].request("draw")["ok"]
+        assert game.current == first
+        assert game.step == "move"
+        token = conns[first].tokens[first]
+        out = client(service.router_endpoint, first, "draw", "draw", token=token)
+        assert "Drawing now skips your move and ends your turn" in out and "ok: draw" in out
+        assert game.current != first
