@@ -22,6 +22,7 @@ from tabletop.commands.client import (
     command_types,
     completions,
     format_command,
+    match_table_ids,
     parse_line,
     screen_lines,
 )
@@ -293,3 +294,14 @@ def test_a_draw_before_moving_asks_once_then_draws(tmp_path):
         out = client(service.router_endpoint, first, "draw", "draw", token=token)
         assert "Drawing now skips your move and ends your turn" in out and "ok: draw" in out
         assert game.current != first
+
+
+def test_space_ids_typed_in_another_case_are_the_tables(tmp_path):
+    with running_referee("masterplan", MASTER, tmp_path) as service:
+        view = Connection(service.router_endpoint).join("Bob")["view"]
+        msg = parse_line("move to=START:ANN", "masterplan")
+        match_table_ids(msg, view)
+        assert msg == {"type": "move", "to": "start:Ann"}
+        msg = parse_line("choose_target spaces=trophy,start:cy,S9", "masterplan")
+        match_table_ids(msg, view)
+        assert msg["spaces"] == ["trophy", "start:Cy", "S9"]

@@ -11,6 +11,7 @@ import json
 import re
 import shlex
 import sys
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import MISSING, fields
 from functools import cache
@@ -28,7 +29,7 @@ from referee.client import (
     normalise_endpoint,
     updates_endpoint,
 )
-from referee.games import GAMES
+from referee.games import GAMES, find_seat
 from referee.keys import KeyFileError, client_keypair, public_key_file
 from tabletop.commands import CommandError
 
@@ -433,6 +434,18 @@ def connect_args(args: argparse.Namespace) -> tuple[str, bytes | None, tuple[byt
     return endpoint, server_public, keys
 
 
+def match_table_ids(msg: dict[str, Any], view: dict[str, Any]) -> None:
+    """Space ids typed in another case ('s4', 'start:ann') become the table's own ('S4',
+    'start:Ann'), matched like seat names."""
+    ids = [s["space"] for s in view.get("table") or []]
+    for key in ("to", "space", "spaces"):
+        value = msg.get(key)
+        if isinstance(value, str):
+            msg[key] = find_seat(value, ids) or value
+        elif isinstance(value, list):
+            msg[key] = [find_seat(v, ids) or v if isinstance(v, str) else v for v in value]
+
+
 class Terminal:
     """One player's session: what is shown, and the options last listed (for 'N')."""
 
@@ -441,7 +454,7 @@ class Terminal:
         self.console = Console(highlight=False, soft_wrap=True)
         self.game = mirror.game
         self.view: dict[str, Any] = {}
-        self.private: list[dict[str, Any]] = []  # this seat's own messages, as events
+        self.private: deque[dict[str, Any]] = deque(maxlen=500)  # this seat's own messages
         self.confirm: str | None = None  # a line that asked "type it again to confirm"
 
     def say(self, text: str) -> None:
@@ -500,6 +513,7 @@ class Terminal:
         except ValueError as exc:
             self.say(f"not sent: {exc}")
             return
+        match_table_ids(msg, self.view)
         if self._needs_confirmation(msg, line):
             return
         kind = msg.pop("type")
@@ -566,6 +580,8 @@ def run(args: argparse.Namespace) -> int:
                 term.handle(line)
             except ServiceUnavailable as exc:
                 term.say(str(exc))
+            except KeyboardInterrupt:  # Ctrl-C while waiting for the referee: leave quietly
+                break
     finally:
         mirror.close()
         conn.close()
