@@ -54,7 +54,7 @@ _KIND_WORDS = {
     "int | None": ("int", "a number"),
     "int": ("int", "a number"),
     "float": ("float", "a number"),
-    "tuple[str, ...]": ("list", 'a list: S4,S5 or ["S4","S5"]'),
+    "tuple[str, ...]": ("list", 'a list of ids: A,B or ["A","B"]'),
     "Corners": ("json", "4 corners in table mm: [[x,y],[x,y],[x,y],[x,y]]"),
     "tuple[tuple[str, Corners], ...]": ("json", '{"S2": 4 corners, "S3": 4 corners}'),
 }
