@@ -60,7 +60,10 @@ def describe_event(event: dict[str, Any]) -> str:
     who = event.get("player")
     e = event
     special = {
-        "card_placed": lambda: f"{who} placed {e.get('space')}",
+        # A private copy (the placer's or drawer's own message) also names the cards.
+        "card_placed": lambda: (
+            f"{who} placed {e.get('space')}" + (f" ({e['name']})" if e.get("name") else "")
+        ),
         "pawn_moved": lambda: (
             f"{who} jumped from {_space(e.get('from'))} to {_space(e.get('to'))}"
             + ("" if e.get("flip", True) else " (no flip)")
@@ -74,7 +77,10 @@ def describe_event(event: dict[str, Any]) -> str:
             else f"round {e.get('round')}, turn {e.get('turn')}"
         ),
         "step_started": lambda: f"{who}: {e.get('step')} step",
-        "cards_drawn": lambda: f"{who} drew {e.get('count')}",
+        "cards_drawn": lambda: (
+            f"{who} drew {e.get('count')}"
+            + (f": {_names([c.get('name') for c in e['cards']])}" if e.get("cards") else "")
+        ),
         "player_fell": lambda: f"{who} fell" + (f" from {e.get('space')}" if e.get("space") else ""),
         "player_eliminated": lambda: f"{who} is eliminated",
         "returned_to_start": lambda: f"{who} back to start",

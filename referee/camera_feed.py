@@ -191,6 +191,7 @@ class SessionTarget:
     def __init__(self, session: GameSession, deliver: Callable[[Outcome], None] | None = None) -> None:
         self.session = session
         self.deliver = deliver
+        session.camera_referees()  # the camera reports this table: its seat exists
         # Unique over restarts too: the store remembers every command id (idempotent retries).
         self._ids = (f"camera-{os.urandom(6).hex()}-{n}" for n in itertools.count(1))
 

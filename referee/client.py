@@ -289,7 +289,8 @@ class StateMirror:
         self.seq = -1
         self.state: dict[str, Any] = {}
         self.game = ""  # which game the referee runs: "masterplan" or "theplan"
-        self.events: list[tuple[int, dict[str, Any]]] = []  # every public event applied, in order
+        # The public events seen, in order: the snapshot's recent ones, then every one applied.
+        self.events: list[tuple[int, dict[str, Any]]] = []
         self.resyncs = 0
         self.resync()
 
@@ -298,6 +299,12 @@ class StateMirror:
         if not reply.get("ok"):
             raise ServiceUnavailable(f"the referee refused a snapshot: {reply.get('error')}")
         self.seq, self.state, self.game = reply["seq"], reply["state"], reply["game"]
+        # The snapshot's latest public events fill in history this mirror did not see (a new
+        # connection, or a gap), so "what just happened" is never empty.
+        known = {seq for seq, _ in self.events}
+        missed = [(r["seq"], r["event"]) for r in reply.get("recent", []) if r["seq"] not in known]
+        if missed:
+            self.events = sorted([*self.events, *missed], key=lambda item: item[0])
         self.resyncs += 1
 
     def poll(self, timeout_s: float = 0.0) -> list[tuple[int, dict[str, Any]]]:

@@ -4,6 +4,8 @@ Master Plan and The Plan alike. Events are stored whole ({"type", "public", "pri
 
 from __future__ import annotations
 
+import unicodedata
+from collections.abc import Iterable
 from typing import Any, Protocol
 
 from referee import masterplan, theplan
@@ -11,6 +13,28 @@ from referee.protocol import PROTOCOL_VERSION
 from referee.rules import RuleViolation
 
 MAX_LISTED_COMMANDS = 40
+
+
+def seat_key(name: str) -> str:
+    """How seat names compare: as people read them, so 'Ann', 'ann' and a decomposed 'Zoë' are
+    one person each (NFC-normalised, then case-folded). The spelling given at setup is kept for
+    display; this key is only for matching."""
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", name).casefold())
+
+
+def find_seat(name: str, seats: Iterable[str]) -> str | None:
+    """The seat among `seats` that `name` means (any case or Unicode form), or None."""
+    key = seat_key(name)
+    return next((s for s in seats if seat_key(s) == key), None)
+
+
+def check_distinct_seats(names: Iterable[str]) -> None:
+    """Refuse names that would be one seat (they differ only by case or Unicode form)."""
+    seen: dict[str, str] = {}
+    for name in names:
+        other = seen.setdefault(seat_key(name), name)
+        if other != name:
+            raise SetupError(f"{other} and {name} would be the same seat; give every player a different name")
 
 
 class RuleRefusal(Exception):
@@ -39,7 +63,10 @@ class GameAdapter(Protocol):
     def public_view(self, game: Any) -> dict[str, Any]: ...
     def player_view(self, game: Any, seat: str) -> dict[str, Any]: ...
     def seats(self, game: Any) -> list[str]: ...
-    def acting_seats(self, game: Any) -> list[str]: ...
+    def names(self, game: Any) -> list[str]: ...
+
+    reporters: tuple[str, ...]
+    camera_seats: tuple[str, ...]
 
 
 def _flag(options: dict[str, str], key: str) -> bool:
@@ -61,6 +88,7 @@ class _EngineAdapter:
     engine: Any  # the engine's package (referee.masterplan / referee.theplan)
     game_class: Any
     reporters: tuple[str, ...]  # seats that report the physical table (camera, steward)
+    camera_seats: tuple[str, ...] = ()  # reporters that exist only where a camera referees
 
     def versions(self) -> dict[str, Any]:
         return {"rules": self.engine.game.RULES_VERSION, "protocol": PROTOCOL_VERSION}
@@ -70,6 +98,9 @@ class _EngineAdapter:
             game, events = self.game_class.setup(config, seed)
         except (RuleViolation, ValueError) as exc:
             raise SetupError(str(exc)) from None
+        # Seats are matched without regard to case at join and in commands, so names that differ
+        # only by case would be one seat.
+        check_distinct_seats([*self.names(game), *self.reporters])
         return game, [_as_dict(e) for e in events]
 
     def replay(self, config: dict[str, Any], seed: int, events: list[dict[str, Any]]) -> Any:
@@ -100,11 +131,12 @@ class _EngineAdapter:
         options = [c.to_dict() for c in game.legal_commands(seat)]
         return {**game.player_view(seat), "you_can": options[:MAX_LISTED_COMMANDS]}
 
-    def acting_seats(self, game: Any) -> list[str]:
-        return [*self.seats(game), *self.reporters]
-
     def seats(self, game: Any) -> list[str]:
         raise NotImplementedError
+
+    def names(self, game: Any) -> list[str]:
+        """Everyone a command may name: the seats (and The Plan's Ghosts)."""
+        return self.seats(game)
 
 
 def _as_dict(event: Any) -> dict[str, Any]:
@@ -116,6 +148,7 @@ class MasterPlanAdapter(_EngineAdapter):
     engine = masterplan
     game_class = masterplan.MasterPlanGame
     reporters = tuple(masterplan.REPORTERS)
+    camera_seats = ("camera",)
 
     def make_config(self, players: list[str], options: dict[str, str]) -> dict[str, Any]:
         """Seats as NAME or NAME:VILLAIN; unnamed villains are dealt out in the rulebook's order."""
@@ -183,6 +216,9 @@ class ThePlanAdapter(_EngineAdapter):
 
     def seats(self, game: Any) -> list[str]:
         return list(game.state.config.seats)
+
+    def names(self, game: Any) -> list[str]:
+        return list(game.state.config.players)
 
 
 GAMES: dict[str, GameAdapter] = {"masterplan": MasterPlanAdapter(), "theplan": ThePlanAdapter()}

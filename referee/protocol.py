@@ -3,7 +3,8 @@ bad one is answered. Shared by the service, the clients and the displays; no soc
 
 Requests (DEALER -> ROUTER), one JSON object per message:
     {"v": 1, "id": "<unique per request>", "type": "<type>", "player": "<seat>", ...}
-  service types: "snapshot" (public state + its seq), "join" (bind this connection to a seat,
+  service types: "snapshot" (public state + its seq + "recent": the last public events as
+  [{"seq", "event"}]), "join" (bind this connection to a seat,
   answered with that seat's private view; private messages then reach it), "view" (the joined
   seat's private view again), "ping"; every other type is a command of the game's rules engine.
 Replies: {"v": 1, "id": ..., "ok": true, ...} or {"v": 1, "id": ..., "ok": false,

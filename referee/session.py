@@ -14,9 +14,15 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
-from referee.games import GAMES, GameAdapter, RuleRefusal
+from referee.games import GAMES, GameAdapter, RuleRefusal, find_seat, seat_key
 from referee.protocol import SERVICE_TYPES, ProtocolError, Request, error_reply, ok_reply
 from referee.store import EventStore, GameRecord, StoreError
+
+# A snapshot carries this many of the latest public events, so a player who connects (or comes
+# back) sees what just happened, not an empty history.
+RECENT_EVENTS = 20
+# Command fields besides "player" that name a seat (The Plan's report_plan): matched like joins.
+SEAT_FIELDS = ("seat",)
 
 
 @dataclass
@@ -38,6 +44,9 @@ class GameSession:
         # seat -> its token (without --secure): memory only, never stored, published or logged; a
         # restarted referee starts without them and the first join of a seat takes it again.
         self._tokens: dict[str, str] = {}
+        # Reporter seats that may join: the camera is one only where a camera referees (see
+        # camera_referees); players' commands report the table otherwise.
+        self.reporters = [r for r in adapter.reporters if r not in adapter.camera_seats]
 
     @classmethod
     def start(cls, game_name: str, config: dict[str, Any], seed: int, store: EventStore) -> GameSession:
@@ -70,6 +79,21 @@ class GameSession:
     def seats(self) -> list[str]:
         return self.adapter.seats(self.game)
 
+    def acting_seats(self) -> list[str]:
+        """Who may join: the players and the reporters present at this table."""
+        return [*self.seats(), *self.reporters]
+
+    def camera_referees(self) -> None:
+        """A camera watches this table: its reporter seat exists from now on."""
+        self.reporters += [r for r in self.adapter.camera_seats if r not in self.reporters]
+
+    def recent_events(self) -> list[dict[str, Any]]:
+        """The last RECENT_EVENTS events as everyone saw them ({"seq", "event"}): public parts only."""
+        return [
+            {"seq": seq, "event": self.adapter.public_event(event)}
+            for seq, event in self.store.events(after_seq=max(0, self.seq - RECENT_EVENTS))
+        ]
+
     # ---- requests -----------------------------------------------------------------------------
     def handle(self, request: Request, joined_seat: str | None, bound_seat: str | None = None) -> Outcome:
         """`joined_seat`: the seat this connection joined as; `bound_seat`: the name of its CURVE
@@ -85,7 +109,13 @@ class GameSession:
             return Outcome(ok_reply(request.id, seq=self.seq))
         if request.type == "snapshot":
             return Outcome(
-                ok_reply(request.id, seq=self.seq, game=self.adapter.name, state=self.public_state())
+                ok_reply(
+                    request.id,
+                    seq=self.seq,
+                    game=self.adapter.name,
+                    state=self.public_state(),
+                    recent=self.recent_events(),
+                )
             )
         if request.type == "join":
             seat = self._check_seat(request.player, bound)
@@ -129,12 +159,14 @@ class GameSession:
     def _check_seat(self, seat: str | None, bound: str | None) -> str:
         if seat is None:
             raise ProtocolError("missing_field", 'say which seat you are joining as: "player": "<seat>"')
-        if seat not in self.adapter.acting_seats(self.game):
+        named = find_seat(seat, self.acting_seats())
+        if named is None:
             raise ProtocolError(
                 "unknown_seat",
-                f"there is no seat {seat!r} in this game; seats: {', '.join(self.adapter.acting_seats(self.game))}",
+                f"there is no seat {seat!r} in this game; seats: {', '.join(self.acting_seats())}",
             )
-        if bound is not None and seat != bound:
+        seat = named  # the spelling given at setup
+        if bound is not None and seat_key(seat) != seat_key(bound):
             raise ProtocolError(
                 "not_your_seat", f"your key belongs to {bound!r}; you cannot join as {seat!r}"
             )
@@ -143,11 +175,11 @@ class GameSession:
     def _acting_seat(self, request: Request, joined: str | None, bound: str | None) -> str:
         if joined is None:
             raise ProtocolError("not_joined", 'join a seat first: {"type": "join", "player": "<seat>"}')
-        if bound is not None and bound != joined:
+        if bound is not None and seat_key(bound) != seat_key(joined):
             raise ProtocolError(
                 "not_your_seat", f"your key belongs to {bound!r}; it cannot act for {joined!r}"
             )
-        if request.player is not None and request.player != joined:
+        if request.player is not None and seat_key(request.player) != seat_key(joined):
             raise ProtocolError(
                 "not_your_seat", f"this connection plays for {joined!r}; it cannot act for {request.player!r}"
             )
@@ -159,6 +191,9 @@ class GameSession:
         if stored is not None:
             return Outcome({**stored, "duplicate": True})
         body = {**request.body, "player": seat}
+        for name in SEAT_FIELDS:
+            if isinstance(body.get(name), str):
+                body[name] = find_seat(body[name], self.adapter.names(self.game)) or body[name]
         body.pop("v", None)
         body.pop("id", None)
         try:

@@ -50,9 +50,34 @@ def test_first_round_has_no_move_step():
     assert game.current == first and game.step == "move"
 
 
-def test_steps_come_in_order_and_draw_needs_add_skipped_first():
+def test_draw_during_add_ends_the_add_step_and_the_turn():
+    game = build(hands={"ann": ["Empty Lair", "Empty Lair"]}, step="add")
+    game.apply(PlaceCard("ann", corners_at(*NEAR_ANN), card=game.hand("ann")[0]))
+    assert any(c.type == "draw" for c in game.legal_commands("ann"))
+    events = game.apply(Draw("ann"))
+    assert [e.public.get("step") for e in events if e.type in ("step_skipped", "step_started")][:2] == [
+        "add",
+        "draw",
+    ]
+    assert "cards_drawn" in types(events) and game.current == "bob" and len(game.hand("ann")) == 2
+
+
+def test_draw_during_move_skips_move_and_add():
+    game = build()
+    assert game.step == "move"
+    events = game.apply(Draw("ann"))
+    skipped = [e.public["step"] for e in events if e.type == "step_skipped"]
+    assert skipped == ["move", "add"] and game.current == "bob" and len(game.hand("ann")) == 1
+
+
+def test_draw_is_refused_while_a_choice_waits():
+    game = build(step="move")
+    game.waiting = {"for": "extra_move", "player": "ann"}
+    refuse(game, Draw("ann"), "waiting")
+
+
+def test_steps_come_in_order():
     game = build(hands={"ann": ["Empty Lair"]})
-    refuse(game, Draw("ann"), "wrong_step")
     refuse(game, PlaceCard("ann", corners_at(*NEAR_ANN), card=game.hand("ann")[0]), "wrong_step")
     game.apply(SkipStep("ann"))
     assert game.step == "add"

@@ -256,18 +256,23 @@ class MasterPlanGame(Effects, Views):
         step = self.step
 
         def change() -> None:
+            if step in ("move", "add"):
+                self._skip_step(p, step)
+                return
             self._emit("step_skipped", {"player": p.name, "step": step})
-            if step == "move":
-                self.turn["free_move_offered"] = False
-                self._enter_step("add")
-            elif step == "add":
-                self._enter_step("draw")
-            elif step == "draw":
+            if step == "draw":
                 self.turn["ends"] = True
             else:
                 self._start_next_turn()
 
         return change
+
+    def _skip_step(self, p: PlayerState, step: str) -> None:
+        """End the Move or Add step early: the next step begins."""
+        self._emit("step_skipped", {"player": p.name, "step": step})
+        if step == "move":
+            self.turn["free_move_offered"] = False
+        self._enter_step("add" if step == "move" else "draw")
 
     def _cmd_place_card(self, cmd: PlaceCard) -> Callable[[], None]:
         p = self._require_actor(cmd.player)
@@ -326,7 +331,13 @@ class MasterPlanGame(Effects, Views):
     def _cmd_draw(self, cmd: Draw) -> Callable[[], None]:
         p = self._require_actor(cmd.player)
         self._require_no_waiting()
-        self._require_step("draw", "send skip_step to end the earlier steps first")
+        # Move and Add may always be ended early (RULINGS: each step may be skipped), so a draw
+        # during them ends them first, as a player expects: no separate skip_step needed.
+        skipped = {"move": ["move", "add"], "add": ["add"], "draw": []}.get(self.step)
+        if skipped is None:
+            raise RuleViolation(
+                "wrong_step", f"You are in the {self.step.capitalize()} step; your draw is over"
+            )
         if cmd.space is not None:
             if not self._may_take_from_table(p):
                 raise RuleViolation(
@@ -336,6 +347,8 @@ class MasterPlanGame(Effects, Views):
             self._check_table_draw(cmd.space)
 
         def change() -> None:
+            for step in skipped:
+                self._skip_step(p, step)
             if cmd.space is not None:
                 self._take_from_table(p, cmd.space)
             else:

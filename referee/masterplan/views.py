@@ -104,6 +104,7 @@ class Views(GameState):
             out.append(SkipStep(player))
         elif self.step == "add":
             out.append(SkipStep(player))
+            out.append(Draw(player))  # ends the Add step and the turn in one command
         elif self.step == "draw":
             out.append(Draw(player))
             if self._may_take_from_table(p):
