@@ -43,24 +43,11 @@ class PublicFeed:
 
 
 def joined_events(mirror: StateMirror) -> list[dict[str, Any]]:
-    """The public events a display joining late can show at once: the snapshot's `recent_events`
-    when the referee sends them (a list of events or of (seq, event)), else one line saying
+    """What a display joining late shows before anything new happens: the mirror already holds
+    the snapshot's recent public events; a referee that sent none still gets one line saying
     where the game stands, made from the snapshot's state."""
-    recent = getattr(mirror, "recent_events", None)
-    if recent is None and isinstance(mirror.state, dict):
-        recent = mirror.state.get("recent_events")
-    seen = {seq for seq, _ in mirror.events}
-    events = []
-    for item in recent if isinstance(recent, list) else []:
-        seq, event = None, item
-        if isinstance(item, (list, tuple)) and len(item) == 2:
-            seq, event = item
-        elif isinstance(item, dict) and "event" in item and "type" not in item:
-            seq, event = item.get("seq"), item["event"]
-        if isinstance(event, dict) and event.get("type") and (seq is None or seq not in seen):
-            events.append(event)
-    if events:
-        return events
+    if mirror.events:
+        return []
     state = mirror.state if isinstance(mirror.state, dict) else {}
     if state.get("current") or state.get("turn"):
         return [{"type": "turn_started", "player": state.get("current"), "step": state.get("step"),

@@ -166,19 +166,15 @@ def test_a_display_that_joins_late_shows_the_last_events(master):
     feed = OverviewFeed(late)
     lines = feed.recent_events()
     assert lines and describe_event(lines[-1]) == "turn 4: ann (move)"
-    # When the snapshot carries the recent public events, they are shown (in order), whatever
-    # their shape: events, or (seq, event) pairs.
-    for recent in (events[-5:], [[i, e] for i, e in enumerate(events[-5:])]):
-        feed = OverviewFeed(SimpleNamespace(game="masterplan", state=state, events=[], recent_events=recent))
-        assert feed.recent_events() == events[-5:]
-    inside = OverviewFeed(
-        SimpleNamespace(game="masterplan", state=dict(state, recent_events=events[-3:]), events=[])
-    )
-    assert inside.recent_events() == events[-3:]
+    # A mirror fills its events from the snapshot's recent public events: they are shown as they
+    # are, with no summary line.
+    recent = [(i, e) for i, e in enumerate(events[-5:], start=25)]
+    joined = OverviewFeed(SimpleNamespace(game="masterplan", state=state, events=list(recent), seq=30))
+    assert joined.recent_events() == events[-5:]
     later = {"type": "turn_ended", "player": "ann"}
     late.events.append((31, later))
-    assert OverviewFeed(late).recent_events()[-1] == later  # then what happened since it joined
-    img = OverviewFeed(late).picture()
+    assert feed.recent_events()[-1] == later  # then what happened since it joined
+    img = feed.picture()
     assert match(img, "turn 4: ann (move)", 0.42) > 0.9
 
 
