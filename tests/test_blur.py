@@ -31,6 +31,7 @@ def _frame(defocus_px: float, motion_px: float):
     return Renderer(CAM, conditions).render(Scene(cards=CARDS), seed=3)
 
 
+@pytest.mark.slow  # many rendered scenes, seconds each
 @pytest.mark.parametrize(("defocus_px", "motion_px"), [(2.5, 0.0), (2.5, 6.0), (3.5, 0.0)])
 def test_blurred_edges_are_fitted_on_the_true_corners(defocus_px, motion_px):
     frame = _frame(defocus_px, motion_px)

@@ -186,6 +186,7 @@ def test_out_of_reach_jump_is_refused(tmp_path: Path, policy: str) -> None:
     assert any(n.code == "out_of_reach" for n in t.feed.notices)
 
 
+@pytest.mark.slow  # a long camera scenario, frame by frame
 def test_switch_positions_reported_from_the_swapped_cards(tmp_path: Path) -> None:
     """Nash lands on a Switch: the two cards he swaps are the choice, and their new corners
     (each where the other lay) are reported once the camera sees both places change."""

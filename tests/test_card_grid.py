@@ -51,6 +51,7 @@ def _corner_errors_mm(truth_mm: np.ndarray, found) -> np.ndarray:
     return min(errs, key=lambda e: e.max())
 
 
+@pytest.mark.slow  # many rendered scenes, seconds each
 @pytest.mark.parametrize(
     ("surface", "gap", "angles", "face_up", "seed"),
     [

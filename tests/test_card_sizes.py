@@ -43,6 +43,7 @@ def _tag() -> Sheet:
     return Sheet(img, (420, 345), (40.0, 58.0), 20.0, "price tag")
 
 
+@pytest.mark.slow  # many rendered scenes, seconds each
 @pytest.mark.parametrize("preset", ["wood", "dark_cloth"])
 def test_a_price_tag_of_card_shape_is_no_card(preset):
     frame = Renderer(CAM, PRESETS[preset]).render(Scene(cards=CARDS, sheets=(_tag(),)), seed=5)

@@ -87,6 +87,7 @@ def test_real_photos_in_ci():
     assert np.median(errs) < 1.0
 
 
+@pytest.mark.slow  # vision over many real photos
 def test_real_photos_of_the_test_split():
     photos = labelled_photos(PHOTOS, set(load_splits()["test"]))
     if not photos:
@@ -99,4 +100,3 @@ def test_real_photos_of_the_test_split():
     found = sum(s.found for s in scores)
     cards = sum(s.cards for s in scores)
     assert found >= 0.85 * cards, (found, cards)
-

@@ -79,6 +79,7 @@ def test_no_card_from_the_printed_panel_of_a_face_showing_three_corners():
         assert quad_iou(np.asarray(tc["corners_mm"]), TABLE.to_mm(d)) >= 0.9
 
 
+@pytest.mark.slow  # many rendered scenes, seconds each
 @pytest.mark.parametrize(
     ("preset", "seed", "card_id", "hidden", "worst_px"),
     [

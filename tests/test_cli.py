@@ -25,6 +25,7 @@ def test_help_lists_every_subcommand():
         assert name in out.stdout
 
 
+@pytest.mark.slow  # spawns a process per subcommand
 def test_every_subcommand_has_help():
     subcommands = build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
     for name in subcommands:

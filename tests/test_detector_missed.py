@@ -42,6 +42,7 @@ def _best_iou(card: dict, found: list[np.ndarray]) -> float:
     return max((_iou(np.asarray(card["corners_mm"]), f) for f in found), default=0.0)
 
 
+@pytest.mark.slow  # many rendered scenes, seconds each
 @pytest.mark.parametrize(
     ("condition", "seed", "ids"),
     [
@@ -85,6 +86,7 @@ def test_whole_card_in_view_is_found(condition, seed, ids):
         assert _best_iou(cards[i], found) > 0.9, f"card {i} missed"
 
 
+@pytest.mark.slow  # a large rendered scene
 def test_no_box_over_the_table_between_two_cards():
     # Harsh light on wood: the gap between two cards is a card wide, and two grain lines a card's
     # length apart close it; the fit kept to the neighbours' rims' inner edges, inside them.

@@ -107,6 +107,7 @@ def test_cards_running_off_the_frame_are_completed_with_the_card_size(preset):
         assert err < 1.0, f"card {cid}: worst corner {err:.2f} px off"
 
 
+@pytest.mark.slow  # many rendered scenes, seconds each
 @pytest.mark.parametrize(
     ("preset", "cards", "tol_px"),
     [
@@ -134,6 +135,7 @@ def test_cards_half_out_of_the_frame(preset, cards, tol_px):
     assert _missed(cards, preset, tol_px) == []
 
 
+@pytest.mark.slow  # many rendered scenes, seconds each
 @pytest.mark.parametrize(
     ("preset", "card", "tol_px"),
     [
@@ -155,6 +157,7 @@ def test_face_with_a_light_border_running_off_the_frame(preset, card, tol_px):
     assert _missed([card], preset, tol_px) == []
 
 
+@pytest.mark.slow  # many rendered scenes, seconds each
 @pytest.mark.parametrize(
     ("preset", "card"),
     [
@@ -286,6 +289,7 @@ def _straddles(cards) -> list[int]:
     return out
 
 
+@pytest.mark.slow  # vision over many real photos
 @pytest.mark.skipif(not REAL.is_dir(), reason="real photos not present (../shared/real_photos)")
 @pytest.mark.parametrize(
     "photo", ["tmikonen_magic_card_detector/alpha_deck.jpg", "vimalloc_set-solver/filter_cards3.jpg"]
@@ -346,6 +350,7 @@ def test_real_photo_white_bordered_card_whose_printed_frame_is_not_quite_straigh
     assert _straddles(cards) == []
 
 
+@pytest.mark.slow  # vision over many real photos
 @pytest.mark.skipif(not REAL.is_dir(), reason="real photos not present (../shared/real_photos)")
 @pytest.mark.parametrize("size", [1.0, 0.5])
 def test_real_photo_tight_grid_every_card_once(size):

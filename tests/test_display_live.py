@@ -162,6 +162,7 @@ def test_cli_without_a_display_runs_headless_and_says_so(tmp_path):
     assert len(frames(folder)) == 1
 
 
+@pytest.mark.slow  # spawns a process per case
 def test_cli_errors_are_one_clear_line(tmp_path):
     port = free_port_pair()
     cases = [

@@ -33,6 +33,7 @@ def _corner_errors_mm(cond: str, seed: int, card: int) -> np.ndarray:
     return min(errs, key=lambda e: e.max())
 
 
+@pytest.mark.slow  # many rendered scenes, seconds each
 @pytest.mark.parametrize(
     "cond, seed, card, what",
     [

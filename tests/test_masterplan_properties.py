@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -121,6 +122,7 @@ def play_checked(config, seed, sigma):
     return game, log
 
 
+@pytest.mark.slow  # a property test over many whole random games
 @settings(max_examples=24, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tables())
 def test_random_games_keep_every_invariant_end_and_replay_exactly(table):

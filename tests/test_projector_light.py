@@ -43,6 +43,7 @@ def _scene(state: dict) -> Scene:
     return Scene(cards=tuple(cards))
 
 
+@pytest.mark.slow  # many rendered scenes, seconds each
 @pytest.mark.parametrize(
     "preset",
     [

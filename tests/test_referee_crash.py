@@ -9,6 +9,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from referee.client import Connection, ServiceUnavailable, StateMirror
 from referee.protocol import encode
 from referee.session import GameSession
@@ -43,6 +45,7 @@ def start_referee(db, port, resume=False):
     return proc
 
 
+@pytest.mark.slow  # real referee processes killed, restarted or spawned: seconds each
 def test_kill_9_during_a_burst_loses_no_acknowledged_command_and_clients_resync(tmp_path):
     db, port = tmp_path / "game.sqlite", free_port_pair()
     endpoint = f"tcp://127.0.0.1:{port}"

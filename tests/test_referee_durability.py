@@ -128,6 +128,7 @@ def test_an_old_file_is_upgraded_on_its_first_resume(tmp_path):
 
 
 # ---- 6: one referee per file ------------------------------------------------------------------
+@pytest.mark.slow  # real referee processes killed, restarted or spawned: seconds each
 def test_a_second_referee_on_a_running_game_is_refused_and_a_killed_ones_lock_does_not_block(tmp_path):
     db, port, other = tmp_path / "game.sqlite", free_port_pair(), free_port_pair()
     first = start_referee_process(db, port, "--players", "ann,bob,cat", "--seed", "3")
@@ -175,6 +176,7 @@ def _scribble_on_a_page(path, last: int) -> int | None:
     return None  # where the damage falls depends on SQLite's layout
 
 
+@pytest.mark.slow  # real referee processes killed, restarted or spawned: seconds each
 @pytest.mark.parametrize(
     "damage, said",
     [
@@ -194,7 +196,9 @@ def test_a_damaged_log_is_refused_with_what_can_be_saved_and_the_saved_part_resu
     line = refused.stderr.strip()
     assert "\n" not in line and "Traceback" not in line
     assert line.startswith("tabletop: error: game.sqlite is damaged: ") and said in line
-    found = re.search(r"[Tt]he events up to (\d+) are intact: save them with `tabletop (referee [^`]+)`", line)
+    found = re.search(
+        r"[Tt]he events up to (\d+) are intact: save them with `tabletop (referee [^`]+)`", line
+    )
     assert found, line
     assert intact is None or int(found.group(1)) == intact
     saved = cli(*shlex.split(found.group(2)))
@@ -222,6 +226,7 @@ def test_export_refuses_a_damaged_file_unless_told_what_to_keep(tmp_path):
 
 
 # ---- 8: the start is one transaction ----------------------------------------------------------
+@pytest.mark.slow  # real referee processes killed, restarted or spawned: seconds each
 def test_a_kill_during_the_start_leaves_a_file_that_starts_or_resumes(tmp_path):
     rng = random.Random(4)
     for attempt in range(6):
@@ -276,6 +281,7 @@ def drive(conns: dict[str, Connection], twin, commands: int, seed: int = 7) -> l
     return acked
 
 
+@pytest.mark.slow  # real referee processes killed, restarted or spawned: seconds each
 def test_export_makes_one_whole_file_while_the_referee_runs_and_after_a_kill_9(tmp_path):
     db, port = tmp_path / "game.sqlite", free_port_pair()
     proc = start_referee_process(db, port, "--players", "ann,bob,cat", "--seed", "3")

@@ -199,6 +199,7 @@ def watched_referee(tmp_path, keydir):
         store.close()
 
 
+@pytest.mark.slow  # real referee processes killed, restarted or spawned: seconds each
 @pytest.mark.parametrize("thief", ["bob", "display"])
 def test_a_routing_id_reused_by_another_key_inherits_neither_seat_nor_secrets(tmp_path, thief):
     keydir = create_keys(tmp_path / "keys", SEATS + ["display"])
@@ -347,6 +348,7 @@ def test_an_address_that_is_not_this_machines_is_named(tmp_path):
     assert not (tmp_path / "g.sqlite").exists()
 
 
+@pytest.mark.slow  # real referee processes killed, restarted or spawned: seconds each
 def test_client_accepts_host_port_and_prints_the_seat_token(tmp_path):
     port = free_port_pair()
     with running_referee("theplan", CONFIG, tmp_path, port=port):

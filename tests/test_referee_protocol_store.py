@@ -32,6 +32,7 @@ def test_random_bytes_are_refused_with_a_protocol_error_never_a_crash(raw):
         assert exc.code and exc.message
 
 
+@pytest.mark.slow  # a property test with hundreds of examples
 @settings(max_examples=300, deadline=None)
 @given(json_values)
 def test_random_json_is_refused_or_parsed_into_a_checked_request(value):

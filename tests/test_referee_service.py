@@ -197,6 +197,7 @@ def test_secure_referee_refuses_unknown_keys_and_binds_each_key_to_its_seat(tmp_
             outsider.request("snapshot", timeout_s=0.5, retries=0)
 
 
+@pytest.mark.slow  # a load test: many sockets, many commands
 def test_many_subscribers_and_players_lose_and_duplicate_nothing(tmp_path):
     seats = ["p1", "p2", "p3", "p4", "p5", "p6"]
     with running_referee("theplan", {"seats": seats}, tmp_path) as service:

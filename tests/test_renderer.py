@@ -120,6 +120,7 @@ def test_charuco_board_is_found_where_the_truth_says() -> None:
     assert np.abs(corners.reshape(-1, 2) - truth).max() < 0.5
 
 
+@pytest.mark.slow  # renders every scene twice
 def test_rendering_is_deterministic_per_seed(cam720: Camera) -> None:
     scene = random_scene(5, n_cards=8)
     scene = scene.replace(hands=(Hand((600, 300), (600, -380), 60.0),))
@@ -181,6 +182,7 @@ def test_every_face_is_distinct_and_stable() -> None:
         face_image("Joker")
 
 
+@pytest.mark.slow  # many random layouts
 def test_random_layouts_are_legal_with_many_pairs_near_reach() -> None:
     near = 0
     total = 0

@@ -138,6 +138,7 @@ def test_the_frame_ranges_cover_the_game(script: dict, truth: list[dict]) -> Non
         assert Path(SAMPLES / t["image"]).is_file()
 
 
+@pytest.mark.slow  # regenerates the bundled sample game
 def test_bundled_files_are_what_the_generator_makes(script: dict) -> None:
     g = sample_game()
     assert script_json(g, game_camera()) == script

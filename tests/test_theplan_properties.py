@@ -11,6 +11,7 @@ import random
 from collections import Counter
 from itertools import combinations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from theplan_helpers import COMPONENTS
@@ -155,12 +156,14 @@ def play_and_check(config, seed, agent_seed):
     assert replayed.state.to_dict() == s.to_dict()
 
 
+@pytest.mark.slow  # a property test over many whole random games
 @settings(max_examples=14, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(config=configs(), seed=st.integers(0, 2**32), agent_seed=st.integers(0, 2**16))
 def test_whole_random_games_keep_every_invariant(config, seed, agent_seed):
     play_and_check(config, seed, agent_seed)
 
 
+@pytest.mark.slow  # whole games of every variant and player count
 def test_every_variant_and_player_count_is_played_through():
     """Deterministic coverage alongside hypothesis: each player count and variant once."""
     for i, config in enumerate(

@@ -25,6 +25,7 @@ def _worst_corner_error_mm(truth_mm: np.ndarray, found) -> float:
     )
 
 
+@pytest.mark.slow  # many rendered scenes, seconds each
 @pytest.mark.parametrize(
     ("surface", "angle", "shift", "face_up", "seed"),
     [

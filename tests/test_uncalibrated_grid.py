@@ -18,6 +18,7 @@ NAMES = ("Bomb", "Switch", "Trapdoor", "Teleporter", "Rocket Boots", "Supply Dro
 TABLE = TableMap.from_homography(CAM.image_to_table)  # to score in mm only: the detector has none
 
 
+@pytest.mark.slow  # many rendered scenes, seconds each
 @pytest.mark.parametrize(
     ("surface", "gap", "face_up"),
     [

@@ -105,6 +105,7 @@ def test_overlapping_pair_is_two_cards():
     assert errs[1] is not None  # the card on top is whole
 
 
+@pytest.mark.slow  # a long tracked scene, frame by frame
 def test_hand_over_cards_makes_no_events_and_removal_does():
     cam = Camera.for_resolution("720p", pose=CAM.pose)
     r = Renderer(cam, PRESETS["wood"])
@@ -207,7 +208,9 @@ def test_detect_json_contract(tmp_path, capsys):
         assert len(c["corners_px"]) == 4 and c["face"] in ("up", "down", "unknown") and 0 <= c["score"] <= 1
         assert "corners_mm" not in c  # only with --calibration
     # Without a calibration "auto" finds cards with the learned map, and says which weights.
-    card = json.loads((Path(__file__).resolve().parents[1] / "vision" / "models" / "cardmap.json").read_text())
+    card = json.loads(
+        (Path(__file__).resolve().parents[1] / "vision" / "models" / "cardmap.json").read_text()
+    )
     assert obj["model"] == {"file": "cardmap.onnx", "version": card["version"]}
     assert cli_main(["detect", str(path), "--json", "--detector", "rules"]) == 0
     assert json.loads(capsys.readouterr().out)["model"]["version"] == "hand-written rules"
@@ -221,7 +224,9 @@ def test_detect_names_the_learned_map_it_used(tmp_path, capsys):
     cv2.imwrite(str(path), f.image)
     assert cli_main(["detect", str(path), "--json", "--detector", "map"]) == 0
     obj = json.loads(capsys.readouterr().out)
-    card = json.loads((Path(__file__).resolve().parents[1] / "vision" / "models" / "cardmap.json").read_text())
+    card = json.loads(
+        (Path(__file__).resolve().parents[1] / "vision" / "models" / "cardmap.json").read_text()
+    )
     assert obj["model"] == {"file": "cardmap.onnx", "version": card["version"]}
 
 
@@ -294,6 +299,7 @@ def test_face_and_pawn_seen_once_then_covered_are_confirmed():
     assert later[0][3] == "Trapdoor" and later[1][4] == later[0][2]
 
 
+@pytest.mark.slow  # many rendered scenes, seconds each
 @pytest.mark.parametrize(
     ("name", "color"),
     [
@@ -368,6 +374,7 @@ FAR_CAM = Camera.for_resolution(
 )
 
 
+@pytest.mark.slow  # many rendered scenes, seconds each
 @pytest.mark.parametrize("color", ["red", "blue", "yellow", "green"])
 @pytest.mark.parametrize("name", ["Rocket Boots", "Supply Drop", "Teleporter"])
 def test_look_alike_under_a_pawn_named_by_its_printed_name(name, color):
