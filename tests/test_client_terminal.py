@@ -169,6 +169,15 @@ def test_the_plan_screen_shows_plan_types_and_only_your_own_hand(tmp_path):
         assert not any(plan in lines for plan in others - set(state.hands["Ann"]))
 
 
+@pytest.mark.parametrize("game, config", [("masterplan", MASTER), ("theplan", PLAN)])
+def test_help_rules_shows_the_games_rules_document(tmp_path, game, config):
+    with running_referee(game, config, tmp_path) as service:
+        seat = service.session.seats()[0]
+        out = client(service.router_endpoint, seat, "help rules")
+    title = {"masterplan": "Master Plan", "theplan": "The Plan"}[game]
+    assert title in out and "rules" in out.lower() and len(out.splitlines()) > 50  # the document
+
+
 # ---- 3. history on a new connection -------------------------------------------------------------
 @pytest.mark.parametrize("game, config", [("masterplan", MASTER), ("theplan", PLAN)])
 def test_a_new_connection_sees_recent_public_events_and_no_secret(tmp_path, game, config):

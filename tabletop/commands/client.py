@@ -15,9 +15,11 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import MISSING, fields
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markdown import Markdown
 from rich.markup import escape
 
 from display.words import QUIET, last_lines
@@ -37,7 +39,7 @@ SERVICE_WORDS = {
     "state": "the table again",
     "view": "your own view again (hand, what you know)",
     "events": "the latest events, in words",
-    "help": "this text; 'help COMMAND' explains a command's fields",
+    "help": "this text; 'help COMMAND' explains a command's fields; 'help rules' the game's rules",
     "quit": "leave (the game goes on)",
 }
 LAST_EVENTS = 6  # on the screen after each command; `events` shows more
@@ -128,6 +130,16 @@ def command_help(game: str, kind: str) -> str:
     example = " ".join(f"{n}=..." for n, f in spec.items() if f.default is MISSING)
     lines.append(f"  e.g. {kind} {example}".rstrip())
     return "\n".join(lines)
+
+
+def rules_file(game: str) -> Path | None:
+    """docs/rules-GAME.md of the project: beside the installed package (a clone or an editable
+    install) or in the folder the client runs from (the clone's root)."""
+    name = Path("docs") / f"rules-{game}.md"
+    for root in (Path(__file__).resolve().parents[2], Path.cwd()):
+        if (root / name).is_file():
+            return root / name
+    return None
 
 
 def general_help(game: str) -> str:
@@ -457,6 +469,15 @@ class Terminal:
         self.private: deque[dict[str, Any]] = deque(maxlen=500)  # this seat's own messages
         self.confirm: str | None = None  # a line that asked "type it again to confirm"
 
+    def show_rules(self) -> None:
+        path = rules_file(self.game)
+        if path is None:
+            self.say(f"the rules are in docs/rules-{self.game}.md of the tabletop-referee project")
+        elif self.raw:
+            print(path.read_text(encoding="utf-8"))
+        else:
+            self.console.print(Markdown(path.read_text(encoding="utf-8")))
+
     def say(self, text: str) -> None:
         self.console.print(escape(text))
 
@@ -485,7 +506,9 @@ class Terminal:
     def handle(self, line: str) -> None:
         word, _, rest = line.strip().partition(" ")
         self.refresh()
-        if word == "help":
+        if word == "help" and rest.strip() == "rules":
+            self.show_rules()
+        elif word == "help":
             self.say(command_help(self.game, rest.strip()) if rest.strip() else general_help(self.game))
         elif word == "state":
             if self.raw:
