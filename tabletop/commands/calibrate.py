@@ -81,7 +81,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         s.add_argument(
             "--board",
             metavar="JSON",
-            help="board spec written by 'targets' (default: the standard 7x9 board)",
+            help="board spec written by 'targets' or in OpenCV's names (default: a board.json beside the "
+            "photos, else the standard 7x9 board of 25 mm squares)",
         )
 
     s = step(
@@ -153,7 +154,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--measured-square-mm",
         type=float,
         metavar="MM",
-        help="a board square as you measured it (should be 25)",
+        help="a board square as you measured it (25 on the board 'targets' prints)",
     )
     g.add_argument(
         "--measured-bar-mm", type=float, metavar="MM", help="the ruler bar as you measured it (should be 100)"
@@ -307,8 +308,25 @@ def image_paths(items: list[str]) -> list[Path]:
     return out
 
 
-def _board(args: argparse.Namespace) -> BoardSpec:
-    return BoardSpec.load(args.board) if args.board else BoardSpec()
+BOARD_FILE = "board.json"
+
+
+def _board(args: argparse.Namespace, photos: list[str] | None = None) -> BoardSpec:
+    """--board, else a board.json lying beside the photos (the sample's, or one kept with the
+    photos of a printed board), else the standard board 'targets' prints."""
+    if args.board:
+        return BoardSpec.load(args.board)
+    for item in photos or []:
+        p = Path(item)
+        found = (p if p.is_dir() else p.parent) / BOARD_FILE
+        if found.is_file():
+            spec = BoardSpec.load(found)
+            print(
+                f"board: {found} found beside the photos ({spec.squares[0]} x {spec.squares[1]} squares "
+                f"of {spec.square_mm:g} mm); give --board to use another"
+            )
+            return spec
+    return BoardSpec()
 
 
 def _existing(path: str, image_size: tuple[int, int] | None = None) -> Calibration | None:
@@ -422,7 +440,7 @@ def run_targets(args: argparse.Namespace) -> int:
 
 @_wrap
 def run_intrinsics(args: argparse.Namespace) -> int:
-    spec = _board(args)
+    spec = _board(args, args.photos)
     views, names = [], []
     if args.camera is not None:
         views, names = _live_intrinsics(args, spec)
@@ -509,7 +527,7 @@ def _live_intrinsics(args: argparse.Namespace, spec: BoardSpec) -> tuple[list, l
 
 @_wrap
 def run_table(args: argparse.Namespace) -> int:
-    spec = _board(args)
+    spec = _board(args, [args.photo] if args.photo and args.camera is None else None)
     img, source = _one_photo(
         args, "lay the board flat on the table, text toward the contestant edge", _board_overlay(spec)
     )
@@ -534,9 +552,14 @@ def run_table(args: argparse.Namespace) -> int:
     if not args.use_measured_size:
         page = check_page_scale(img, spec, fit.board_to_image, cal.camera_matrix, cal.distortion)
         page.raise_if_wrong()
-        print(
-            f"print scale: {'%.1f %%' % (page.scale * 100) if page.scale else 'not checked'} ({page.reason})"
-        )
+        if page.scale is not None:
+            print(f"print scale: {page.scale * 100:.1f} % ({page.reason})")
+        elif args.measured_square_mm is None and args.measured_bar_mm is None:
+            # Unchecked, a board of another size would give wrong millimetres with a tiny error.
+            print(
+                f"warning: the print scale could not be checked ({page.reason}): measure a square with "
+                f"a ruler and pass --measured-square-mm (should be {spec.square_mm:g})"
+            )
     cal.image_to_table = fit.image_to_table
     if args.corner_sigma_px is not None:
         cal.corner_sigma_px = args.corner_sigma_px
