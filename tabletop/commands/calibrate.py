@@ -38,8 +38,8 @@ from calibration.file import now_iso
 from calibration.table import typical_corner_sigma_mm, visible_extent
 from calibration.targets import write_png, write_targets
 from tabletop.commands import CommandError
+from tabletop.commands.paths import image_paths
 
-IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
 DEFAULT_FILE = "calibration.json"
 
 STEPS = """\
@@ -290,22 +290,6 @@ def read_image(path: str | Path) -> np.ndarray:
     if img is None:
         raise CommandError(f"{p} is not a readable image (corrupt, or not PNG/JPEG)")
     return img
-
-
-def image_paths(items: list[str]) -> list[Path]:
-    out: list[Path] = []
-    for item in items:
-        p = Path(item)
-        if p.is_dir():
-            found = sorted(f for f in p.iterdir() if f.suffix.lower() in IMAGE_SUFFIXES)
-            if not found:
-                raise CommandError(f"folder {p} holds no photos (.png, .jpg)")
-            out += found
-        elif p.is_file():
-            out.append(p)
-        else:
-            raise CommandError(f"photo or folder {p} not found")
-    return out
 
 
 BOARD_FILE = "board.json"
