@@ -2,6 +2,7 @@
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -158,3 +159,35 @@ def test_faces_that_are_no_face_library_are_a_clear_error(photo_folder):
     assert out.returncode == 2 and len(err) == 1, err
     assert "is not a face library" in err[0] and "enroll-faces" in err[0]
     assert "pickle" not in err[0] and "Traceback" not in err[0]
+
+
+# ---- issue 22.15: bench finds the shared photos from the clone's root and passes options on -----
+def test_bench_real_photos_looks_beside_the_clone_and_takes_the_benchmarks_own_options(
+    photo_folder, tmp_path
+):
+    clone, shared = tmp_path / "clone", tmp_path / "shared" / "real_photos"
+    clone.mkdir()
+    shared.mkdir(parents=True)
+    (shared / "table.jpg").write_bytes((photo_folder / "b.jpg").read_bytes())
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])}
+
+    def bench(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "tabletop", "bench", *args],
+            cwd=clone,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env=env,
+        )
+
+    out = bench("--quick", "real_photos")
+    assert out.returncode == 0, out.stderr
+    assert f"1 photos under {shared}" in out.stdout and "table.jpg" in out.stdout
+    elsewhere = tmp_path / "elsewhere"
+    shutil.copytree(shared, elsewhere)
+    out = bench("real_photos", "--quick", "--photos", str(elsewhere))  # passed on, not refused
+    assert out.returncode == 0, out.stderr
+    assert f"1 photos under {elsewhere}" in out.stdout
+    out = bench("real_photos", "--photos", str(tmp_path / "none"))
+    assert out.returncode == 2 and "no photos" in out.stdout
