@@ -191,3 +191,26 @@ def test_bench_real_photos_looks_beside_the_clone_and_takes_the_benchmarks_own_o
     assert f"1 photos under {elsewhere}" in out.stdout
     out = bench("real_photos", "--photos", str(tmp_path / "none"))
     assert out.returncode == 2 and "no photos" in out.stdout
+
+
+# ---- issue 22.16: an --out that names a file for a command that writes a folder ---------------
+@pytest.mark.parametrize(
+    "args, accepted",
+    [
+        (["demo", "--out", "y.gif"], "give a folder name"),
+        (["display", "overview", "--out", "y.gif"], "NAME.mp4 / NAME.avi for one video file"),
+    ],
+)
+def test_out_that_looks_like_a_file_is_refused_not_made_a_folder(tmp_path, args, accepted):
+    out = subprocess.run(
+        [sys.executable, "-m", "tabletop", *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])},
+    )
+    err = out.stderr.strip().splitlines()
+    assert out.returncode == 2 and len(err) == 1, out.stderr
+    assert "--out y.gif looks like a file name" in err[0] and accepted in err[0]
+    assert not (tmp_path / "y.gif").exists()
