@@ -22,6 +22,7 @@ from calibration import (
     CalibrationError,
     ProjectorPattern,
     calibrate_intrinsics,
+    card_scale_warning,
     cards_from_detect_json,
     check_measured_scale,
     check_page_scale,
@@ -598,6 +599,9 @@ def run_card_size(args: argparse.Namespace) -> int:
         print(
             f"cards: {size.long_mm:.1f} x {size.short_mm:.1f} mm (median of {size.cards}, spread {size.spread_mm:.2f} mm, {size.rejected} left out)"
         )
+        warning = card_scale_warning(size)
+        if warning:
+            print(f"warning: {warning}")
     elif args.long is not None and args.short is not None:
         long_mm, short_mm = max(args.long, args.short), min(args.long, args.short)
         if not 20 <= short_mm <= long_mm <= 300:
