@@ -2,7 +2,7 @@
 
     python -m bench.real_photos [--quick] [--photos DIR]
 
-The photos (`../shared/real_photos/` beside the clone by default; they are not in this
+The photos (`../shared/real_photos/` from the clone's root by default; they are not in this
 repository) are real cards on real tables, unlabelled. Each is read as it is (without a
 calibration, as `tabletop detect` reads it): the count of cards found against the count by eye.
 Then as other cameras and rooms would show it - smaller, turned, darker, brighter, noisier,
@@ -39,7 +39,18 @@ CARDS_BY_EYE = {
     "filter_cards5.jpg": 12,
     "set.jpg": 12,
 }
-DEFAULT_PHOTOS = Path(__file__).resolve().parents[2] / "shared" / "real_photos"
+SHARED_PHOTOS = Path("..") / "shared" / "real_photos"  # beside the clone, from its root
+
+
+def default_photos() -> list[Path]:
+    """Where the shared photos may be: ../shared/real_photos from the current folder (the clone's
+    root), then from the clone this code runs from - never from this file's place when installed,
+    which is inside the virtual environment."""
+    roots = [Path.cwd()]
+    source = Path(__file__).resolve().parents[1]
+    if (source / "pyproject.toml").is_file():  # running from a clone, not an installed copy
+        roots.append(source)
+    return list(dict.fromkeys((r / SHARED_PHOTOS).resolve() for r in roots))
 
 
 def variants(img: np.ndarray, seed: int, quick: bool) -> Iterator[tuple[str, np.ndarray, np.ndarray]]:
@@ -95,10 +106,20 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.real_photos", description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="three variants only")
     ap.add_argument(
-        "--photos", type=Path, default=DEFAULT_PHOTOS, help=f"folder of photos (default {DEFAULT_PHOTOS})"
+        "--photos", type=Path, help=f"folder of photos (default {SHARED_PHOTOS} from the clone's root)"
     )
     ap.add_argument("--seed", type=int, default=1, help="seed of the sensor noise")
     args = ap.parse_args(argv)
+    if args.photos is None:
+        looked = default_photos()
+        args.photos = next((c for c in looked if c.is_dir()), looked[0])
+        if not args.photos.is_dir():
+            print(
+                "bench.real_photos: the shared photos are not here (looked in "
+                f"{', '.join(str(c) for c in looked)}; they are not in the repository): run from the "
+                "clone's root with them in ../shared/real_photos, or give the folder with --photos DIR"
+            )
+            return 2
     photos = sorted(p for p in args.photos.rglob("*.jpg")) if args.photos.is_dir() else []
     if not photos:
         print(f"bench.real_photos: no photos (*.jpg) under {args.photos}; give the folder with --photos")

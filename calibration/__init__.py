@@ -7,7 +7,7 @@ methods: `pixels_to_table_mm`, `table_mm_to_pixels`, `table_mm_to_projector_px`,
 """
 
 from calibration.board import BoardSpec, BoardView, detect_board
-from calibration.cards import CardSize, cards_from_detect_json, measure_card_size
+from calibration.cards import CardSize, card_scale_warning, cards_from_detect_json, measure_card_size
 from calibration.errors import CalibrationError
 from calibration.file import Calibration, load_calibration
 from calibration.intrinsics import IntrinsicsResult, calibrate_intrinsics
@@ -35,6 +35,7 @@ __all__ = [
     "ProjectorPattern",
     "TableFit",
     "calibrate_intrinsics",
+    "card_scale_warning",
     "cards_from_detect_json",
     "check_measured_scale",
     "check_page_scale",

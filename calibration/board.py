@@ -53,6 +53,13 @@ class BoardSpec:
             raise CalibrationError(f"{self.dictionary} has too few markers for a {cols} x {rows} board")
 
     @property
+    def paper_name(self) -> str:
+        """'a4' / 'letter', or the sheet's size when the spec gives only that."""
+        if self.paper:
+            return self.paper
+        return "{:g} x {:g} mm".format(*self.paper_mm) if self.paper_mm else "unknown"
+
+    @property
     def size_mm(self) -> tuple[float, float]:
         return self.squares[0] * self.square_mm, self.squares[1] * self.square_mm
 
@@ -74,13 +81,18 @@ class BoardSpec:
 
     @classmethod
     def from_json(cls, d: dict) -> BoardSpec:
+        """Read the spec `calibrate targets` writes, or one in OpenCV's own names (`squares_x`,
+        `squares_y`, as `sample_images/charuco/board.json` and `cv2.aruco.CharucoBoard` use)."""
         if not isinstance(d, dict) or d.get("kind", "charuco") != "charuco":
             raise CalibrationError(
                 "not a ChArUco board spec (expected the JSON written by 'calibrate targets')"
             )
         try:
+            squares = (
+                d["squares"] if "squares" in d or "squares_x" not in d else (d["squares_x"], d["squares_y"])
+            )
             return cls(
-                squares=(int(d["squares"][0]), int(d["squares"][1])),
+                squares=(int(squares[0]), int(squares[1])),
                 square_mm=float(d["square_mm"]),
                 marker_mm=float(d["marker_mm"]),
                 dictionary=str(d["dictionary"]),

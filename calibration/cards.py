@@ -71,6 +71,44 @@ def measure_card_size(cards_mm: list[np.ndarray]) -> CardSize:
     return CardSize(float(long_mm), float(short_mm), len(arr), rejected, spread)
 
 
+# Common card sizes (long, short) mm. Cards shaped like one of these but measured several % off
+# its size point at a table scale that is off (a board spec for another board), not an odd deck.
+COMMON_CARDS_MM = {
+    "poker": (88.9, 63.5),
+    "bridge": (88.9, 57.2),
+    "tarot": (120.0, 70.0),
+    "mini": (63.5, 44.5),
+    "euro": (92.0, 59.0),
+}
+ASPECT_TOLERANCE = 0.03
+CARD_SCALE_TOLERANCE = 0.04
+
+
+def card_scale_warning(size: CardSize) -> str | None:
+    """A warning when the measured cards have a common card's shape but not its size; None when
+    they match one, or match no common shape at all (an unusual deck says nothing of the scale)."""
+    aspect = size.long_mm / size.short_mm
+    shaped = []
+    for name, (long_mm, short_mm) in COMMON_CARDS_MM.items():
+        if abs(aspect / (long_mm / short_mm) - 1) > ASPECT_TOLERANCE:
+            continue
+        scale = (size.long_mm / long_mm + size.short_mm / short_mm) / 2
+        if abs(scale - 1) <= CARD_SCALE_TOLERANCE:
+            return None
+        shaped.append((abs(scale - 1), name, long_mm, short_mm, scale))
+    if not shaped:
+        return None
+    likes = " or ".join(
+        f"{name} cards ({long_mm:g} x {short_mm:g}) at {scale * 100:.0f} %"
+        for _, name, long_mm, short_mm, scale in sorted(shaped)
+    )
+    return (
+        f"the cards measure {size.long_mm:.1f} x {size.short_mm:.1f} mm: shaped like {likes} of their "
+        "size. If that is not your deck, the table's scale is off: check the board spec ('calibrate "
+        "table --board', a board.json beside the photos) and the print scale"
+    )
+
+
 def cards_from_detect_json(text: str, source: str = "detections") -> list[dict]:
     """The cards of `tabletop detect --json` output: JSON lines (one object per image) or a list.
     Each returned dict has "corners_px" (4 x 2 array) and "corners_mm" (4 x 2 array or None)."""

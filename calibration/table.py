@@ -11,7 +11,7 @@ counter-clockwise seen from above).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -188,15 +188,25 @@ def check_measured_scale(
         )
     if abs(scale - 1) > SCALE_TOLERANCE:
         raise CalibrationError(
-            _scale_message(scale, f"{what} measures {round(want * scale, 2):g} mm instead of {want:g} mm")
+            _scale_message(
+                scale, f"{what} measures {round(want * scale, 2):g} mm instead of {want:g} mm", spec
+            )
         )
     return scale
 
 
-def _scale_message(scale: float, evidence: str) -> str:
+def _scale_message(scale: float, evidence: str, spec: BoardSpec | None = None) -> str:
+    # Far off usually means the spec is for another board (squares of another size), not a
+    # printer's shrink: say both, with what the squares then measure.
+    other = (
+        f"; or, if the board's squares are meant to be {spec.square_mm * scale:.0f} mm, give its spec "
+        "with --board (a board.json beside the photos is used by itself)"
+        if spec is not None and abs(scale - 1) > 0.1
+        else ""
+    )
     return (
         f"the board was printed at {scale * 100:.1f} % of its size ({evidence}): reprint it at 100 % "
-        "('actual size', no 'fit to page'), or pass --use-measured-size with the measured size"
+        f"('actual size', no 'fit to page'), or pass --use-measured-size with the measured size{other}"
     )
 
 
@@ -204,10 +214,24 @@ def _scale_message(scale: float, evidence: str) -> str:
 class PageCheck:
     scale: float | None  # board scale from the page edges; None when the page edges were not found
     reason: str
+    spec: BoardSpec | None = None
 
     def raise_if_wrong(self) -> None:
         if self.scale is not None and abs(self.scale - 1) > SCALE_TOLERANCE:
-            raise CalibrationError(_scale_message(self.scale, "judged from the edges of the paper around it"))
+            raise CalibrationError(
+                _scale_message(self.scale, "judged from the edges of the paper around it", self.spec)
+            )
+
+
+def _papers(spec: BoardSpec) -> list[tuple[str, tuple[float, float]]]:
+    """Paper sizes the sheet may be: the spec's own, or every known one, upright or turned."""
+    if spec.paper_mm is not None:
+        return [(spec.paper_name, (float(spec.paper_mm[0]), float(spec.paper_mm[1])))]
+    return [
+        (f"{name}{' landscape' if turned else ''}", (mm[1], mm[0]) if turned else mm)
+        for name, mm in PAPERS_MM.items()
+        for turned in (False, True)
+    ]
 
 
 def check_page_scale(
@@ -219,34 +243,16 @@ def check_page_scale(
     px_per_mm: float = 2.0,
 ) -> PageCheck:
     """Judge the print scale from the paper around the board: paper keeps its size (A4, Letter)
-    when a printer shrinks the picture, so the page measured in board units reveals the scale.
-    Needs the whole page in view on a table darker than paper; otherwise it says so and gives no scale."""
-    if spec.paper_mm is None:
-        # Unknown paper: try each; only the right one gives the same scale across and down.
-        checks = [
-            check_page_scale(
-                image,
-                replace(spec, paper=p, paper_mm=mm),
-                board_to_image,
-                camera_matrix,
-                distortion,
-                px_per_mm,
-            )
-            for p, mm in PAPERS_MM.items()
-        ]
-        good = [c for c in checks if c.scale is not None]
-        return (
-            good[0]
-            if len(good) == 1
-            else checks[0]
-            if not good
-            else PageCheck(None, "the paper size is ambiguous")
-        )
-    pw, ph = spec.paper_mm
+    when a printer shrinks the picture, so the page measured in board units reveals the scale - and
+    so does a spec for the wrong board (squares of another size). Needs the whole page in view on a
+    table darker than paper; otherwise it says so and gives no scale."""
+    papers = _papers(spec)
     bw, bh = spec.size_mm
-    # Region in board units wide enough for a print anywhere between 80 % and 120 % scale.
-    x0, x1 = -(pw - bw) * 1.3 - 10, bw + (pw - bw) * 1.3 + 10
-    y0, y1 = -(ph - bh) * 1.3 - 10, bh + (ph - bh) * 1.3 + 10
+    # Region in board units wide enough for any of the papers printed between 80 % and 120 %, with
+    # room for a spec that makes the board look bigger than it is (25 mm assumed, 38 mm printed).
+    longest = max(max(mm) for _, mm in papers)
+    mx_, my_ = (max(longest - bw, 40.0) * 1.3 + 10, max(longest - bh, 40.0) * 1.3 + 10)
+    x0, x1, y0, y1 = -mx_, bw + mx_, -my_, bh + my_
     nx, ny = int((x1 - x0) * px_per_mm), int((y1 - y0) * px_per_mm)
     gx, gy = np.meshgrid(x0 + (np.arange(nx) + 0.5) / px_per_mm, y0 + (np.arange(ny) + 0.5) / px_per_mm)
     ideal = apply_homography(board_to_image, np.column_stack([gx.ravel(), gy.ravel()]))
@@ -261,22 +267,29 @@ def check_page_scale(
     k = int(12 * px_per_mm) | 1  # fills the board's black squares, the ruler and the text
     paper = cv2.morphologyEx(bright, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
     _, labels = cv2.connectedComponents((paper > 0).astype(np.uint8))
-    # Paper 3 mm left of the board (every layout leaves a wider margin than that).
-    label = labels[int((bh / 2 - y0) * px_per_mm), int((-3 - x0) * px_per_mm)]
+    # Paper 3 mm left of the board's first row of squares (every layout leaves a wider margin).
+    label = labels[int((min(bh / 2, spec.square_mm) - y0) * px_per_mm), int((-3 - x0) * px_per_mm)]
     if label == 0:
-        return PageCheck(None, "the paper around the board was not found")
+        return PageCheck(None, "the paper around the board was not found", spec)
     mask = labels == label
     ring = cv2.dilate(mask.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
     if np.any(ring & ~inside) or mask[0].any() or mask[-1].any() or mask[:, 0].any() or mask[:, -1].any():
-        return PageCheck(None, "the whole sheet of paper is not in view, or the table is as bright as paper")
+        return PageCheck(
+            None, "the whole sheet of paper is not in view, or the table is as bright as paper", spec
+        )
     rows = mask[int((0 - y0) * px_per_mm) : int((bh - y0) * px_per_mm)]
     cols = mask[:, int((0 - x0) * px_per_mm) : int((bw - x0) * px_per_mm)]
     width = np.median([r.nonzero()[0][[0, -1]] @ [-1, 1] + 1 for r in rows if r.any()]) / px_per_mm
     height = np.median([c.nonzero()[0][[0, -1]] @ [-1, 1] + 1 for c in cols.T if c.any()]) / px_per_mm
-    sx, sy = pw / width, ph / height
-    if abs(sx - sy) > 0.015:
-        return PageCheck(
-            None,
-            f"the paper's edges are unclear or it is not {spec.paper} (width says {sx:.3f}, height says {sy:.3f})",
-        )
-    return PageCheck(float((sx + sy) / 2), f"{spec.paper} paper measures {width:.1f} x {height:.1f} board-mm")
+    measured = f"the sheet measures {width:.1f} x {height:.1f} board-mm"
+    fits = []
+    for name, (pw, ph) in papers:
+        sx, sy = pw / width, ph / height
+        if abs(sx - sy) <= 0.015:  # only the right paper gives the same scale across and down
+            fits.append(PageCheck(float((sx + sy) / 2), f"{name} paper: {measured}", spec))
+    if len(fits) == 1:
+        return fits[0]
+    if fits:
+        return PageCheck(None, f"the paper size is ambiguous ({measured})", spec)
+    names = " or ".join(name for name, _ in papers)
+    return PageCheck(None, f"the paper's edges are unclear or it is not {names} ({measured})", spec)

@@ -227,14 +227,15 @@ class CameraThread:
                 status.pop("message", None)  # frames again: the problem is over (last_problem stays)
                 before = len(feed.notices)
                 for sent in feed.observe(payload):
-                    outcome = "ok" if sent.ok else sent.reply.get("error", {}).get("message")
-                    log.info(
-                        "camera (frame %d) for %s: %s -> %s", sent.frame, sent.seat, sent.command, outcome
-                    )
+                    log.info("camera, frame %d: %s", sent.frame, sent.describe())
+                waited = status.get("waiting_for")
                 status.update(feed.status(), frame=payload.frame, state="watching")
                 for notice in list(feed.notices)[before:]:
-                    log.info("camera (frame %d): %s", notice.frame, notice.message)
-                if len(feed.notices) != before:
+                    log.info("camera, frame %d: %s", notice.frame, notice.message)
+                if status.get("waiting_for") != waited and status.get("waiting_for"):
+                    # said once when it changes: a game that does not go on says what it needs
+                    log.info("%s", status["waiting_for"])
+                if len(feed.notices) != before or status.get("waiting_for") != waited:
                     service.publish_state()
 
         service.feeds.append((self.receiver, on_message))

@@ -137,9 +137,20 @@ def table_setup(
     if len(missing) == 1 and len(unknown) == 1:
         (player,) = missing
         found[player] = unknown[0]
+        card = unknown[0]
+        x, y = _centre(card.corners_mm) if card.corners_mm is not None else (float("nan"),) * 2
+        # The recogniser misread one starting card (a pawn standing on it hides part of its face):
+        # by elimination it is the missing villain's. Say so plainly: which card, and why.
+        read = (
+            f"was read as {card.name}, a villain already found on another card"
+            if card.name in by_villain
+            else (f"was read as {card.name}" if card.name else "could not be read")
+        )
+        whose = f"{villains[player]}'s" + ("" if player == villains[player] else f" ({player}'s)")
         notes.append(
-            f"the starting card read as {unknown[0].name or 'unreadable'} is taken as {villains[player]}"
-            f" ({player}'s): the only starting card left"
+            f"the starting card at ({x:.0f}, {y:.0f}) mm {read} (a pawn on a card hides part of its face);"
+            f" it is taken as {whose}, the only starting card left -"
+            " check it on the overview"
         )
         missing = []
     if missing:
@@ -219,6 +230,60 @@ class Submitted:
     @property
     def ok(self) -> bool:
         return bool(self.reply.get("ok"))
+
+    def describe(self) -> str:
+        """One line in words for the referee's log: who, what, and the referee's answer."""
+        what = describe_command(self.command)
+        if self.ok:
+            return f"{self.seat} {what}: accepted"
+        return (
+            f"{self.seat} {what}: refused - {self.reply.get('error', {}).get('message', 'no reason given')}"
+        )
+
+
+def describe_command(body: dict[str, Any]) -> str:
+    """A command the camera sends, in words (the log and notices show these, not raw JSON)."""
+    kind = body.get("type")
+    if kind == "place_card":
+        x, y = _centre(body.get("corners") or [[0.0, 0.0]])
+        return f"places a card face down as {body.get('space')} at ({x:.0f}, {y:.0f}) mm"
+    if kind == "move":
+        return f"moves the pawn to {body.get('to')}"
+    if kind == "report_identity":
+        return f"reports that {body.get('space')} is {body.get('name')}"
+    if kind == "choose_target":
+        return f"chooses {' and '.join(body.get('spaces', []))}"
+    if kind == "report_positions":
+        return f"reports where {' and '.join(sorted(body.get('positions', {})))} now lie"
+    return str(kind).replace("_", " ")
+
+
+def waiting_for(state: dict[str, Any]) -> str | None:
+    """What the referee waits for from the players, in words - above all what the camera cannot
+    see (ending a step, drawing), so a game that does not go on says why."""
+    if state.get("game_over"):
+        return None
+    w = state.get("waiting")
+    if w:
+        who = w.get("player") or state.get("current")
+        kind = w.get("for")
+        if kind == "report_identity":
+            return f"waiting for the name of the card turned up at {w.get('space')} (the camera or report_identity)"
+        if kind == "confirm_measurement":
+            return f"waiting for the players to measure the jump to {w.get('to')} (confirm_measurement)"
+        return f"waiting for {who}: {str(kind).replace('_', ' ')}"
+    who, step = state.get("current"), state.get("step")
+    if step == "add":
+        hand = next((p.get("hand_size") for p in state.get("players", []) if p.get("name") == who), None)
+        if hand == 0:
+            return (
+                f"waiting for {who} to end the Add step (skip_step) or draw: {who} has no cards in hand,"
+                " and the camera cannot see a turn end"
+            )
+        return f"waiting for {who} to place a card face down, or to end the Add step (skip_step) or draw"
+    if step == "move":
+        return f"waiting for {who} to move the pawn, or to skip the Move step (skip_step)"
+    return None
 
 
 class CameraFeed:
@@ -436,9 +501,18 @@ class CameraFeed:
             def refused(error: dict[str, Any], track: int = card.id, body: dict[str, Any] = body) -> None:
                 self.tracks.pop(track, None)
                 self._refused[track] = error.get("message", "refused")
+                why = error.get("message", "refused")
+                if error.get("code") == "empty_hand":
+                    # Most likely the next player's card while the referee still waits for this
+                    # player to end the turn - which only a command can say.
+                    why = (
+                        f"{player} has no cards in hand; if {player}'s turn is over, {player} sends"
+                        " skip_step or draw (the camera cannot see that), then the card is put down again"
+                    )
                 self._notice(
                     "refused",
-                    f"the card {player} put down was not accepted: {error.get('message', 'refused')}",
+                    f"the card put down at ({_centre(body['corners'])[0]:.0f}, {_centre(body['corners'])[1]:.0f}) mm"
+                    f" in {player}'s Add step was not accepted: {why}",
                     error.get("code"),
                     body,
                 )
@@ -568,8 +642,12 @@ class CameraFeed:
         self.notices.append(Notice(self._frame, kind, message, code, command))
 
     def status(self) -> dict[str, Any]:
-        """What the displays show about the camera: the last notices."""
-        return {"notices": [n.to_json() for n in list(self.notices)[-5:]]}
+        """What the displays show about the camera: the last notices, and what the referee waits
+        for from the players."""
+        return {
+            "notices": [n.to_json() for n in list(self.notices)[-5:]],
+            "waiting_for": waiting_for(self.target.state()),
+        }
 
 
 def _corner_list(card: TrackedCard) -> list[list[float]]:

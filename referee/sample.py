@@ -107,17 +107,11 @@ class SampleGame:
 
     # ---- calibration ---------------------------------------------------------------------------
     def board_spec(self) -> BoardSpec:
-        """The sample's board (charuco/board.json uses OpenCV's names: squares_x, squares_y)."""
+        """The sample's board, read as `tabletop calibrate` reads it."""
         path = self.folder / "charuco" / "board.json"
         try:
-            b = json.loads(path.read_text())
-            return BoardSpec(
-                squares=(int(b["squares_x"]), int(b["squares_y"])),
-                square_mm=float(b["square_mm"]),
-                marker_mm=float(b["marker_mm"]),
-                dictionary=str(b["dictionary"]),
-            )
-        except (OSError, json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+            return BoardSpec.load(path)
+        except CalibrationError as exc:
             raise SampleError(f"{path} is not a board description ({exc})") from None
 
     def board_placement(self, spec: BoardSpec) -> BoardPlacement:

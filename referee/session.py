@@ -76,6 +76,12 @@ class GameSession:
         view = self.adapter.public_view(self.game)
         return {**view, **self.annotations} if self.annotations else view
 
+    def player_state(self, seat: str) -> dict[str, Any]:
+        """A seat's own view, with the same annotations as the public state (the camera's status:
+        a player at a camera table sees what the referee waits for and what the camera refused)."""
+        view = self.adapter.player_view(self.game, seat)
+        return {**view, **self.annotations} if self.annotations else view
+
     def seats(self) -> list[str]:
         return self.adapter.seats(self.game)
 
@@ -123,16 +129,12 @@ class GameSession:
             token = (
                 None if bound is not None else self._claim(seat, request.body.get("token"), joined == seat)
             )
-            view = self.adapter.player_view(self.game, seat)
+            view = self.player_state(seat)
             fields = {"token": token} if token is not None else {}
             return Outcome(ok_reply(request.id, seq=self.seq, player=seat, view=view, **fields), joined=seat)
         if request.type == "view":
             seat = self._acting_seat(request, joined, bound)
-            return Outcome(
-                ok_reply(
-                    request.id, seq=self.seq, player=seat, view=self.adapter.player_view(self.game, seat)
-                )
-            )
+            return Outcome(ok_reply(request.id, seq=self.seq, player=seat, view=self.player_state(seat)))
         assert request.type not in SERVICE_TYPES
         return self._command(request, joined, bound)
 

@@ -29,6 +29,7 @@ from calibration import (
     CalibrationError,
     ProjectorPattern,
     calibrate_intrinsics,
+    card_scale_warning,
     check_measured_scale,
     check_page_scale,
     crosses_image,
@@ -358,3 +359,18 @@ def test_page_render_matches_page_spec():
     spec = page_spec("letter")
     assert spec.paper_mm == (215.9, 279.4)
     assert render_page(spec).shape == (round(279.4 * PX_PER_MM), round(215.9 * PX_PER_MM))
+
+
+def test_cards_of_a_common_shape_but_the_wrong_size_warn_of_the_table_scale():
+    # Poker cards measured on a table mapped with a 25 mm board spec for a 38 mm board: 66 %.
+    k = 25 / 38
+    wrong = measure_card_size(
+        [card_corners((100 + 120 * i, 200), 10 * i, (63 * k, 88 * k)) for i in range(4)]
+    )
+    warning = card_scale_warning(wrong)
+    assert warning is not None and "poker cards (88.9 x 63.5) at 65 %" in warning
+    assert "board spec" in warning
+    right = measure_card_size([card_corners((100 + 120 * i, 200), 10 * i) for i in range(4)])
+    assert card_scale_warning(right) is None
+    odd = measure_card_size([card_corners((100 + 120 * i, 200), 0, (50, 100)) for i in range(4)])
+    assert card_scale_warning(odd) is None  # an unusual deck's shape says nothing of the scale

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+import shlex
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -316,3 +321,80 @@ def test_every_calibrate_step_has_help(capsys):
             main(["calibrate", step, "--help"])
         assert exc.value.code == 0
         assert "usage: tabletop calibrate " + step in capsys.readouterr().out
+
+
+# ---- issue 22.11: the sample's board, board.json beside the photos, a spec for another board ----
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _readme_sample_commands() -> list[str]:
+    """The calibration walk-through's commands for the bundled sample, as the README gives them."""
+    text = (REPO / "README.md").read_text()
+    block = text.split("Try it on the bundled sample", 1)[1].split("```", 2)[1]
+    lines = [line.strip() for line in block.splitlines() if line.strip().startswith("tabletop calibrate")]
+    assert lines, "the README's sample walk-through lost its commands"
+    return lines
+
+
+@pytest.fixture(scope="module")
+def sample_copy(tmp_path_factory):
+    root = tmp_path_factory.mktemp("sample")
+    shutil.copytree(REPO / "sample_images" / "charuco", root / "sample_images" / "charuco")
+    return root
+
+
+def _tabletop(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "tabletop", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+
+
+def test_readme_walkthrough_on_the_sample_gives_the_demos_calibration(sample_copy):
+    from referee.sample import SampleGame
+
+    for line in _readme_sample_commands():
+        done = _tabletop(sample_copy, *shlex.split(line)[1:])
+        assert done.returncode == 0, done.stderr
+        # the sample's board.json is picked up by itself, and said so
+        assert "board.json found beside the photos (7 x 5 squares of 38 mm)" in done.stdout
+        assert "None" not in done.stdout
+    assert "print scale: 100." in done.stdout or "print scale: 99.9" in done.stdout
+    cal_file = re.search(r"--calibration (\S+)", line).group(1)
+    ours = load_calibration(sample_copy / cal_file)
+    demo = SampleGame.load(REPO / "sample_images").calibrate()
+    # The same pixels land on the same table millimetres (the table scale included).
+    w, h = demo.image_size
+    u, v = np.meshgrid(np.linspace(0.2, 0.8, 7) * w, np.linspace(0.3, 0.9, 7) * h)
+    px = np.column_stack([u.ravel(), v.ravel()])
+    a, b = ours.pixels_to_table_mm(px), demo.pixels_to_table_mm(px)
+    assert np.abs(a - b).max() < 1.0
+    span = np.linalg.norm(a[0] - a[-1]) / np.linalg.norm(b[0] - b[-1])
+    assert abs(span - 1) < 0.002
+
+
+def test_a_spec_for_another_board_is_refused_not_silently_used(sample_copy, tmp_path):
+    photo = str(sample_copy / "sample_images" / "charuco" / "table_pose_1.jpg")
+    standard = tmp_path / "standard.json"
+    standard.write_text(
+        json.dumps({"squares": [7, 9], "square_mm": 25, "marker_mm": 18, "dictionary": "DICT_5X5_100"})
+    )
+    # The sheet around the board shows its squares are 38 mm, not 25.
+    done = _tabletop(tmp_path, "calibrate", "table", photo, "--board", str(standard))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "printed at 152" in done.stderr and "meant to be 38 mm" in done.stderr and "--board" in done.stderr
+    assert not (tmp_path / "calibration.json").exists()
+    # So does the ruler.
+    done = _tabletop(
+        tmp_path, "calibrate", "table", photo, "--board", str(standard), "--measured-square-mm", "38"
+    )
+    assert done.returncode == 2 and "meant to be 38 mm" in done.stderr
+    # The sample's own board file, in OpenCV's names, is read as it is.
+    board = str(sample_copy / "sample_images" / "charuco" / "board.json")
+    done = _tabletop(tmp_path, "calibrate", "table", photo, "--board", board, "--origin", "467", "235")
+    assert done.returncode == 0, done.stderr
+    assert "None" not in done.stdout and "297 x 210 mm paper" in done.stdout

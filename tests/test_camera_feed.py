@@ -270,3 +270,74 @@ def test_camera_thread_feeds_the_service_and_survives_a_failure(tmp_path: Path) 
         camera.stop()
         mirror.close()
         service.close()
+
+
+# ---- issue 22.17: what the referee waits for, in words ---------------------------------------
+MORE = [
+    Card(7, "Laser Gun", (620.0, 188.0), 0.0, False),
+    Card(8, "Bomb", (880.0, 188.0), 0.0, False),
+    Card(9, "Rocket Boots", (490.0, 188.0), 0.0, False),
+    Card(10, "Trapdoor", (880.0, 330.0), 0.0, False),
+]
+
+
+def test_cards_put_down_after_the_hand_is_empty_say_what_the_referee_waits_for(tmp_path: Path) -> None:
+    """Nobody says skip_step or draw (the camera cannot see it): the next player's cards land in
+    Nash's Add step. Once Nash's hand is empty the refusal and the status say what is needed."""
+    t = Table(tmp_path)
+    t.show(START)
+    assert t.feed is not None
+    assert t.feed.status()["waiting_for"] == (
+        "waiting for Nash to place a card face down, or to end the Add step (skip_step) or draw"
+    )
+    shown = list(START)
+    for card in [NEW, *MORE]:
+        shown.append(card)
+        t.show(shown)
+    hand = next(p["hand_size"] for p in t.state()["players"] if p["name"] == "Nash")
+    assert hand == 0 and t.state()["current"] == "Nash" and t.state()["turn"] == 1
+    refused = [n for n in t.feed.notices if n.kind == "refused"]
+    assert len(refused) == 1 and refused[0].code == "empty_hand"
+    assert "Nash has no cards in hand" in refused[0].message and "skip_step or draw" in refused[0].message
+    assert "(880, 330) mm" in refused[0].message  # which card, where
+    status = t.feed.status()
+    assert status["waiting_for"].startswith("waiting for Nash to end the Add step (skip_step) or draw")
+    # Said in words in the log, not as raw commands.
+    placed = [s for s in t.feed.history if s.command["type"] == "place_card"]
+    assert placed[0].describe().startswith("Nash places a card face down as S5 at (752, 188) mm: accepted")
+    assert "refused - You have no cards in hand" in placed[-1].describe()
+    # A player's own view carries the camera's status too (not only the public state).
+    t.session.annotations["camera"] = status
+    joined = t.session.handle(Request("j1", "join", "Nash", {"type": "join", "player": "Nash"}), None).reply
+    assert joined["ok"] and joined["view"]["camera"]["waiting_for"] == status["waiting_for"]
+    # The player ends the turn by command: the referee goes on.
+    assert t.say("Nash", "skip_step")["ok"] and t.say("Nash", "draw")["ok"]
+    assert t.state()["current"] == "Fay"
+    assert t.feed.status()["waiting_for"].startswith("waiting for Fay to place a card")
+
+
+def test_sample_setup_note_says_which_starting_card_was_misread_and_why() -> None:
+    """In the bundled sample the recogniser reads Ms. Fyre's starting card (a pawn on it) as
+    Z-Mask; the setup takes it by elimination and says which card, where, and why."""
+    import cv2
+
+    from referee.sample import SampleGame
+
+    sample = SampleGame.load(Path(__file__).parents[1] / "sample_images")
+    watcher = TableWatcher(sample.calibrate())
+    setup = None
+    for i, frame in enumerate(sample.frames[:3]):
+        obs = watcher.see(i, i * 0.5, cv2.imread(str(frame)))
+        try:
+            setup = table_setup(obs, sample.villains)
+            break
+        except SetupNotFound:
+            continue
+    assert setup is not None
+    assert setup.notes == [
+        "the starting card at (600, 60) mm was read as Z-Mask, a villain already found on another card"
+        " (a pawn on a card hides part of its face); it is taken as Ms. Fyre's, the only starting card"
+        " left - check it on the overview"
+    ]
+    centre = [sum(c[k] for c in setup.starting_cards["Ms. Fyre"]) / 4 for k in (0, 1)]
+    assert abs(centre[0] - 600) < 5 and abs(centre[1] - 60) < 5  # the truth: card 2 at (600, 60)

@@ -1,6 +1,8 @@
 """The command line contract: help, version, and one clear line with exit code 2 on bad usage."""
 
+import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -98,3 +100,118 @@ def test_real_photo_benchmark_scores_a_folder_of_photos(tmp_path, capsys):
     assert "table.jpg" in out and "half size" in out and "ratios:" in out
     assert bench_main(["--photos", str(tmp_path / "none")]) == 2
     assert "no photos" in capsys.readouterr().out
+
+
+# ---- issue 22.12-14: detect on folders and patterns, damaged photos, a wrong --faces file ------
+FRAMES = Path(__file__).parents[1] / "sample_images" / "frames"
+
+
+@pytest.fixture(scope="module")
+def photo_folder(tmp_path_factory) -> Path:
+    """Two small table photos, a note, and a sub-folder whose photo is not to be read."""
+    import cv2
+
+    root = tmp_path_factory.mktemp("photos")
+    for name, frame in (("b.jpg", "frame_0000.jpg"), ("a.png", "frame_0040.jpg")):
+        img = cv2.resize(cv2.imread(str(FRAMES / frame)), (960, 540))
+        cv2.imwrite(str(root / name), img)
+    (root / "notes.txt").write_text("not a photo")
+    (root / "older").mkdir()
+    (root / "older" / "c.jpg").write_bytes((root / "b.jpg").read_bytes())
+    return root
+
+
+def _images_read(stdout: str) -> list[str]:
+    return [Path(json.loads(line)["image"]).name for line in stdout.splitlines() if line.startswith("{")]
+
+
+def test_detect_reads_a_folder_and_a_pattern_the_shell_left_alone(photo_folder):
+    out = run_cli("detect", "--json", str(photo_folder))
+    assert out.returncode == 0, out.stderr
+    assert _images_read(out.stdout) == ["a.png", "b.jpg"]  # sorted, images only, not older/
+    out = run_cli("detect", "--json", str(photo_folder / "*.jpg"))  # no shell here: we expand it
+    assert out.returncode == 0, out.stderr
+    assert _images_read(out.stdout) == ["b.jpg"]
+    for args, words in (
+        ([str(photo_folder / "*.gif")], "no photos match"),
+        ([str(photo_folder / "older" / "nothing")], "no such file or folder"),
+        ([str(photo_folder.parent)], "holds no photos"),
+    ):
+        out = run_cli("detect", *args)
+        err = out.stderr.strip().splitlines()
+        assert out.returncode == 2 and len(err) == 1 and words in err[0] and "Traceback" not in err[0]
+
+
+def test_a_jpeg_cut_short_is_reported_and_skipped_and_the_others_are_read(photo_folder, tmp_path):
+    data = (photo_folder / "b.jpg").read_bytes()
+    (tmp_path / "cut.jpg").write_bytes(data[: len(data) // 2])
+    (tmp_path / "whole.jpg").write_bytes(data)
+    (tmp_path / "tail.jpg").write_bytes(data + b"extra data a phone appends")  # no damage
+    out = run_cli("detect", "--json", str(tmp_path))
+    assert out.returncode == 2  # documented: 2 when any photo was damaged
+    assert _images_read(out.stdout) == ["tail.jpg", "whole.jpg"]
+    err = out.stderr.strip().splitlines()
+    assert err == [f"tabletop: {tmp_path / 'cut.jpg'} is damaged or cut short (the JPEG ends early); skipped"]
+
+
+def test_faces_that_are_no_face_library_are_a_clear_error(photo_folder):
+    out = run_cli("detect", str(photo_folder / "b.jpg"), "--faces", str(photo_folder / "b.jpg"))
+    err = out.stderr.strip().splitlines()
+    assert out.returncode == 2 and len(err) == 1, err
+    assert "is not a face library" in err[0] and "enroll-faces" in err[0]
+    assert "pickle" not in err[0] and "Traceback" not in err[0]
+
+
+# ---- issue 22.15: bench finds the shared photos from the clone's root and passes options on -----
+def test_bench_real_photos_looks_beside_the_clone_and_takes_the_benchmarks_own_options(
+    photo_folder, tmp_path
+):
+    clone, shared = tmp_path / "clone", tmp_path / "shared" / "real_photos"
+    clone.mkdir()
+    shared.mkdir(parents=True)
+    (shared / "table.jpg").write_bytes((photo_folder / "b.jpg").read_bytes())
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])}
+
+    def bench(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "tabletop", "bench", *args],
+            cwd=clone,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env=env,
+        )
+
+    out = bench("--quick", "real_photos")
+    assert out.returncode == 0, out.stderr
+    assert f"1 photos under {shared}" in out.stdout and "table.jpg" in out.stdout
+    elsewhere = tmp_path / "elsewhere"
+    shutil.copytree(shared, elsewhere)
+    out = bench("real_photos", "--quick", "--photos", str(elsewhere))  # passed on, not refused
+    assert out.returncode == 0, out.stderr
+    assert f"1 photos under {elsewhere}" in out.stdout
+    out = bench("real_photos", "--photos", str(tmp_path / "none"))
+    assert out.returncode == 2 and "no photos" in out.stdout
+
+
+# ---- issue 22.16: an --out that names a file for a command that writes a folder ---------------
+@pytest.mark.parametrize(
+    "args, accepted",
+    [
+        (["demo", "--out", "y.gif"], "give a folder name"),
+        (["display", "overview", "--out", "y.gif"], "NAME.mp4 / NAME.avi for one video file"),
+    ],
+)
+def test_out_that_looks_like_a_file_is_refused_not_made_a_folder(tmp_path, args, accepted):
+    out = subprocess.run(
+        [sys.executable, "-m", "tabletop", *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])},
+    )
+    err = out.stderr.strip().splitlines()
+    assert out.returncode == 2 and len(err) == 1, out.stderr
+    assert "--out y.gif looks like a file name" in err[0] and accepted in err[0]
+    assert not (tmp_path / "y.gif").exists()

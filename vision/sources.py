@@ -20,6 +20,38 @@ log = logging.getLogger(__name__)
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
 
 
+def jpeg_damage(path: str | Path) -> str | None:
+    """Why a JPEG file is cut short, or None when it is whole (or no JPEG). OpenCV decodes a
+    truncated JPEG anyway - the missing rows grey, a libjpeg warning on stderr only - so the file's
+    structure is checked: the segments up to the first scan, then the end marker (FFD9) after it.
+    Entropy-coded data never holds FFD9, and searching from the scan on skips an EXIF thumbnail's
+    own end marker; data a phone appends after the image's end is no damage."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError:
+        return None  # not ours to judge here: opening it reports the problem
+    if not data.startswith(b"\xff\xd8"):
+        return None
+    i, n = 2, len(data)
+    while True:
+        while i < n and data[i] == 0xFF and i + 1 < n and data[i + 1] == 0xFF:
+            i += 1  # fill bytes before a marker
+        if i + 4 > n:
+            return "the JPEG ends early"
+        if data[i] != 0xFF:
+            return "the JPEG's structure is broken"
+        marker = data[i + 1]
+        if marker == 0xD9:
+            return "the JPEG ends before its picture"
+        if 0xD0 <= marker <= 0xD7 or marker == 0x01:
+            i += 2
+            continue
+        length = int.from_bytes(data[i + 2 : i + 4], "big")
+        if marker == 0xDA:  # start of scan: the picture's data, up to the end marker
+            return None if data.find(b"\xff\xd9", i + 2 + length) >= 0 else "the JPEG ends early"
+        i += 2 + length
+
+
 class SourceError(OSError):
     """A frame source cannot deliver frames; the message says what to check."""
 
@@ -47,11 +79,14 @@ class FolderSource:
 
     def __iter__(self) -> Iterator[Frame]:
         for i, p in enumerate(self.paths):
-            img = cv2.imread(str(p), cv2.IMREAD_COLOR)
+            # a JPEG cut short decodes with its lost rows grey: a table that never was
+            cut = jpeg_damage(p)
+            img = None if cut else cv2.imread(str(p), cv2.IMREAD_COLOR)
             if img is None:
                 if p not in self.skipped:
                     self.skipped.append(p)
-                    log.warning("skipped %s: not a readable image (re-copy or remove it)", p)
+                    why = f"damaged or cut short ({cut})" if cut else "not a readable image"
+                    log.warning("skipped %s: %s (re-copy or remove it)", p, why)
                 continue
             yield i, i / self.fps, img
         if len(self.skipped) == len(self.paths):

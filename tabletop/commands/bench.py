@@ -32,6 +32,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "name", metavar="NAME", help="one of: " + ", ".join(f"{k} ({v})" for k, v in BENCHMARKS.items())
     )
     p.add_argument("--quick", action="store_true", help="smaller sizes and fewer repeats")
+    p.add_argument(
+        "options",
+        nargs=argparse.REMAINDER,
+        metavar="...",
+        help="anything after NAME goes to the benchmark itself, e.g. 'real_photos --photos DIR' "
+        "(see 'python -m bench.NAME --help')",
+    )
     p.set_defaults(run=run)
 
 
@@ -39,5 +46,9 @@ def run(args: argparse.Namespace) -> int:
     if args.name not in BENCHMARKS:
         raise CommandError(f"no benchmark called {args.name!r}; choose one of: {', '.join(BENCHMARKS)}")
     module = importlib.import_module(f"bench.{args.name}")
-    argv = ["--quick"] if args.quick else []
-    return int(module.main(argv) or 0)
+    argv = (["--quick"] if args.quick else []) + list(args.options)
+    try:
+        return int(module.main(argv) or 0)
+    except SystemExit as exc:
+        # the benchmark's own argparse refused an option (it printed why) or printed its --help
+        return exc.code if isinstance(exc.code, int) else 2

@@ -22,6 +22,7 @@ from calibration import (
     CalibrationError,
     ProjectorPattern,
     calibrate_intrinsics,
+    card_scale_warning,
     cards_from_detect_json,
     check_measured_scale,
     check_page_scale,
@@ -38,8 +39,8 @@ from calibration.file import now_iso
 from calibration.table import typical_corner_sigma_mm, visible_extent
 from calibration.targets import write_png, write_targets
 from tabletop.commands import CommandError
+from tabletop.commands.paths import image_paths
 
-IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
 DEFAULT_FILE = "calibration.json"
 
 STEPS = """\
@@ -81,7 +82,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         s.add_argument(
             "--board",
             metavar="JSON",
-            help="board spec written by 'targets' (default: the standard 7x9 board)",
+            help="board spec written by 'targets' or in OpenCV's names (default: a board.json beside the "
+            "photos, else the standard 7x9 board of 25 mm squares)",
         )
 
     s = step(
@@ -153,7 +155,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--measured-square-mm",
         type=float,
         metavar="MM",
-        help="a board square as you measured it (should be 25)",
+        help="a board square as you measured it (25 on the board 'targets' prints)",
     )
     g.add_argument(
         "--measured-bar-mm", type=float, metavar="MM", help="the ruler bar as you measured it (should be 100)"
@@ -291,24 +293,25 @@ def read_image(path: str | Path) -> np.ndarray:
     return img
 
 
-def image_paths(items: list[str]) -> list[Path]:
-    out: list[Path] = []
-    for item in items:
+BOARD_FILE = "board.json"
+
+
+def _board(args: argparse.Namespace, photos: list[str] | None = None) -> BoardSpec:
+    """--board, else a board.json lying beside the photos (the sample's, or one kept with the
+    photos of a printed board), else the standard board 'targets' prints."""
+    if args.board:
+        return BoardSpec.load(args.board)
+    for item in photos or []:
         p = Path(item)
-        if p.is_dir():
-            found = sorted(f for f in p.iterdir() if f.suffix.lower() in IMAGE_SUFFIXES)
-            if not found:
-                raise CommandError(f"folder {p} holds no photos (.png, .jpg)")
-            out += found
-        elif p.is_file():
-            out.append(p)
-        else:
-            raise CommandError(f"photo or folder {p} not found")
-    return out
-
-
-def _board(args: argparse.Namespace) -> BoardSpec:
-    return BoardSpec.load(args.board) if args.board else BoardSpec()
+        found = (p if p.is_dir() else p.parent) / BOARD_FILE
+        if found.is_file():
+            spec = BoardSpec.load(found)
+            print(
+                f"board: {found} found beside the photos ({spec.squares[0]} x {spec.squares[1]} squares "
+                f"of {spec.square_mm:g} mm); give --board to use another"
+            )
+            return spec
+    return BoardSpec()
 
 
 def _existing(path: str, image_size: tuple[int, int] | None = None) -> Calibration | None:
@@ -422,7 +425,7 @@ def run_targets(args: argparse.Namespace) -> int:
 
 @_wrap
 def run_intrinsics(args: argparse.Namespace) -> int:
-    spec = _board(args)
+    spec = _board(args, args.photos)
     views, names = [], []
     if args.camera is not None:
         views, names = _live_intrinsics(args, spec)
@@ -509,7 +512,7 @@ def _live_intrinsics(args: argparse.Namespace, spec: BoardSpec) -> tuple[list, l
 
 @_wrap
 def run_table(args: argparse.Namespace) -> int:
-    spec = _board(args)
+    spec = _board(args, [args.photo] if args.photo and args.camera is None else None)
     img, source = _one_photo(
         args, "lay the board flat on the table, text toward the contestant edge", _board_overlay(spec)
     )
@@ -534,9 +537,14 @@ def run_table(args: argparse.Namespace) -> int:
     if not args.use_measured_size:
         page = check_page_scale(img, spec, fit.board_to_image, cal.camera_matrix, cal.distortion)
         page.raise_if_wrong()
-        print(
-            f"print scale: {'%.1f %%' % (page.scale * 100) if page.scale else 'not checked'} ({page.reason})"
-        )
+        if page.scale is not None:
+            print(f"print scale: {page.scale * 100:.1f} % ({page.reason})")
+        elif args.measured_square_mm is None and args.measured_bar_mm is None:
+            # Unchecked, a board of another size would give wrong millimetres with a tiny error.
+            print(
+                f"warning: the print scale could not be checked ({page.reason}): measure a square with "
+                f"a ruler and pass --measured-square-mm (should be {spec.square_mm:g})"
+            )
     cal.image_to_table = fit.image_to_table
     if args.corner_sigma_px is not None:
         cal.corner_sigma_px = args.corner_sigma_px
@@ -591,6 +599,9 @@ def run_card_size(args: argparse.Namespace) -> int:
         print(
             f"cards: {size.long_mm:.1f} x {size.short_mm:.1f} mm (median of {size.cards}, spread {size.spread_mm:.2f} mm, {size.rejected} left out)"
         )
+        warning = card_scale_warning(size)
+        if warning:
+            print(f"warning: {warning}")
     elif args.long is not None and args.short is not None:
         long_mm, short_mm = max(args.long, args.short), min(args.long, args.short)
         if not 20 <= short_mm <= long_mm <= 300:

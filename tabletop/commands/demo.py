@@ -21,6 +21,7 @@ import cv2
 import numpy as np
 
 from tabletop.commands import CommandError
+from tabletop.commands.paths import out_folder
 
 DEFAULT_OUT = "tabletop-demo-output"
 OVERVIEW_SIZE = (1280, 720)
@@ -67,6 +68,8 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError("--frames must be 1 or more")
     if not 0.2 <= args.scale <= 1.0:
         raise CommandError("--scale must be between 0.2 and 1")
+    # the demo writes a folder of files (video, pictures, summary, event file): never a y.gif/ folder
+    out_folder(args.out, files=" (the overview video, pictures and summary all go into it)")
     if args.camera is not None:
         return _live(args)
     from referee.sample import SampleError, SampleGame, find_samples

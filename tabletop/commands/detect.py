@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 import cv2
 import numpy as np
 
 from tabletop.commands import CommandError
+from tabletop.commands.paths import image_paths
+from vision.sources import jpeg_damage
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -25,7 +28,14 @@ def register(sub: argparse._SubParsersAction) -> None:
             "applied); with --calibration they are also given in table millimetres."
         ),
     )
-    p.add_argument("images", nargs="+", metavar="IMAGE", help="photo(s) of the table")
+    p.add_argument(
+        "images",
+        nargs="+",
+        metavar="IMAGE",
+        help="photo(s) of the table, folders of them (their images in name order, not sub-folders) or "
+        "patterns such as 'photos/*.jpg'. A damaged photo (a JPEG cut short) is reported and skipped, "
+        "the others are read, and the exit code is 2",
+    )
     p.add_argument(
         "--calibration", metavar="FILE", help="calibration file from 'tabletop calibrate' (adds corners_mm)"
     )
@@ -95,16 +105,31 @@ def run(args: argparse.Namespace) -> int:
     from vision.faces import FaceLibrary
     from vision.pipeline import FrameReader
 
-    if args.annotate and len(args.images) != 1:
-        raise CommandError("--annotate draws one image; give exactly one IMAGE with it")
+    paths = [str(p) for p in image_paths(args.images)]
+    if args.annotate and len(paths) != 1:
+        raise CommandError(f"--annotate draws one image; give exactly one IMAGE with it ({len(paths)} given)")
     faces = None
     if args.faces:
+        if not Path(args.faces).is_file():
+            raise CommandError(
+                f"--faces {args.faces}: no such file; give the .npz 'tabletop enroll-faces' wrote"
+            )
         try:
             faces = FaceLibrary.load(args.faces)
-        except ValueError as exc:
-            raise CommandError(str(exc)) from None
+        except ValueError:
+            raise CommandError(
+                f"--faces {args.faces} is not a face library: give the .npz file 'tabletop enroll-faces "
+                "FOLDER --out LIBRARY.npz' wrote (or leave --faces out for the bundled art)"
+            ) from None
     readers: dict[tuple[int, int], FrameReader] = {}
-    for path in args.images:
+    damaged = 0
+    for path in paths:
+        cut = jpeg_damage(path)
+        if cut:
+            # One damaged photo must not hide the others; the exit code tells a script.
+            print(f"tabletop: {path} is damaged or cut short ({cut}); skipped", file=sys.stderr, flush=True)
+            damaged += 1
+            continue
         img = _load_image(path)
         size = (img.shape[1], img.shape[0])
         if size not in readers:
@@ -137,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
                     f"cannot write {args.annotate}; give a writable path ending in .png or .jpg"
                 )
             print(f"annotated image written to {args.annotate}")
-    return 0
+    return 2 if damaged else 0
 
 
 # Outline colours (BGR) by what the card shows; the legend in the corner says which is which.

@@ -6,14 +6,16 @@ from __future__ import annotations
 import argparse
 import signal
 import threading
+from pathlib import Path
 
 from calibration import CalibrationError, load_calibration
 from display.live import DisplayLoop, OverviewFeed, PlayerFeed, ProjectorFeed
 from display.projector import NoProjectorCalibration
-from display.sinks import SinkError, open_sink
+from display.sinks import VIDEO_SUFFIXES, SinkError, open_sink
 from referee.client import Connection, ServiceUnavailable, StateMirror, updates_endpoint
 from tabletop.commands import CommandError
 from tabletop.commands.client import connect_args
+from tabletop.commands.paths import out_folder
 
 DESCRIPTION = """\
 Follow a running 'tabletop referee' and draw the game, redrawing whenever it changes.
@@ -89,6 +91,8 @@ def _connect(args: argparse.Namespace) -> tuple[StateMirror, Connection | None]:
 
 def run(args: argparse.Namespace) -> int:
     size = _size(args.size)
+    if args.out and Path(args.out).suffix.lower() not in VIDEO_SUFFIXES:
+        out_folder(args.out, files=" for PNG frames, or NAME.mp4 / NAME.avi for one video file")
     if args.view == "player" and not args.player:
         raise CommandError("say whose view to show: tabletop display player --player SEAT")
     calibration = None
