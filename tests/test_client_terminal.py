@@ -156,6 +156,15 @@ def test_the_client_shows_a_screen_numbers_options_and_takes_a_number(tmp_path):
         assert '"you_can"' in raw  # --json keeps the raw view for scripts
 
 
+def test_the_screen_says_what_the_camera_waits_for(tmp_path):
+    with running_referee("masterplan", MASTER, tmp_path) as service:
+        view = Connection(service.router_endpoint).join(service.session.game.current)["view"]
+    waits = "waiting for Ann to end the Add step (skip_step) or draw"
+    lines = "\n".join(screen_lines({**view, "camera": {"waiting_for": waits}}, [], "masterplan"))
+    assert f"camera: {waits}" in lines
+    assert "camera:" not in "\n".join(screen_lines(view, [], "masterplan"))  # no camera, no line
+
+
 def test_the_plan_screen_shows_plan_types_and_only_your_own_hand(tmp_path):
     with running_referee("theplan", PLAN, tmp_path) as service:
         conn = Connection(service.router_endpoint)

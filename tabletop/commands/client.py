@@ -305,6 +305,9 @@ def _masterplan_lines(view: dict[str, Any]) -> list[str]:
     if waiting:
         what = waiting.get("for", "").replace("_", " ")
         lines.append(f"  waiting for {escape(str(waiting.get('player') or 'the table'))}: {what}")
+    camera = view.get("camera") or {}
+    if camera.get("waiting_for"):  # a camera referees: what it waits for before it goes on
+        lines.append(f"  camera: {escape(str(camera['waiting_for']))}")
     lines.append("[bold]Players[/bold]")
     for p in view.get("players", []):
         mark = " (you)" if p["name"] == you else ""
