@@ -17,6 +17,7 @@ from referee.games import GAMES, SetupError, seat_key
 from referee.protocol import Request
 from referee.session import RECENT_EVENTS, GameSession
 from referee.store import EventStore
+from tabletop.commands import CommandError
 from tabletop.commands.client import (
     command_help,
     command_types,
@@ -323,3 +324,14 @@ def test_space_ids_typed_in_another_case_are_the_tables(tmp_path):
         msg = parse_line("choose_target spaces=trophy,start:cy,S9", "masterplan")
         match_table_ids(msg, view)
         assert msg["spaces"] == ["trophy", "start:Cy", "S9"]
+
+
+def test_pawn_colours_name_their_seats_in_any_case():
+    from tabletop.commands.referee import _pawns
+
+    assert _pawns("red=monster nash, blue=MS. FYRE", ["Monster Nash", "Ms. Fyre"]) == {
+        "red": "Monster Nash",
+        "blue": "Ms. Fyre",
+    }
+    with pytest.raises(CommandError, match="'Bob' is not a seat"):
+        _pawns("red=Bob", ["Monster Nash", "Ms. Fyre"])

@@ -9,7 +9,7 @@ import signal
 import sys
 from pathlib import Path
 
-from referee.games import GAMES, SetupError
+from referee.games import GAMES, SetupError, find_seat
 from referee.keys import KeyFileError
 from referee.service import BindError, RefereeService
 from referee.session import GameSession, new_seed
@@ -101,8 +101,11 @@ def _pawns(text: str | None, seats: list[str] | None) -> dict[str, str] | None:
         color, sep, seat = (x.strip() for x in pair.partition("="))
         if not sep or not color or not seat:
             raise CommandError(f"--pawns {pair!r} must look like COLOR=SEAT")
-        if seats is not None and seat not in seats:
-            raise CommandError(f"--pawns: {seat!r} is not a seat; seats: {', '.join(seats)}")
+        if seats is not None:
+            found = find_seat(seat, seats)  # any case, as at join
+            if found is None:
+                raise CommandError(f"--pawns: {seat!r} is not a seat; seats: {', '.join(seats)}")
+            seat = found
         out[color] = seat
     return out
 
