@@ -579,6 +579,9 @@ def run_table(args: argparse.Namespace) -> int:
 
 @_wrap
 def run_card_size(args: argparse.Namespace) -> int:
+    # What to measure first: a wrong command line is told before a missing file.
+    if args.detections is None and (args.long is None or args.short is None):
+        raise CommandError("give --detections FILE, or both --long MM and --short MM")
     if not Path(args.calibration).exists():
         raise CommandError(
             f"calibration file {args.calibration} not found: run 'tabletop calibrate table' first"
@@ -602,7 +605,7 @@ def run_card_size(args: argparse.Namespace) -> int:
         warning = card_scale_warning(size)
         if warning:
             print(f"warning: {warning}")
-    elif args.long is not None and args.short is not None:
+    else:  # both sizes given (checked above)
         long_mm, short_mm = max(args.long, args.short), min(args.long, args.short)
         if not 20 <= short_mm <= long_mm <= 300:
             raise CommandError(f"{args.long} x {args.short} mm is not a card size")
@@ -610,8 +613,6 @@ def run_card_size(args: argparse.Namespace) -> int:
         cal.card_mm = (long_mm, short_mm)
         cal.steps["card_size"] = {"date": now_iso(), "source": "entered"}
         print(f"cards: {long_mm:.1f} x {short_mm:.1f} mm (entered)")
-    else:
-        raise CommandError("give --detections FILE, or both --long MM and --short MM")
     cal.reach_mm = args.reach_mm
     print(
         f"reach: {cal.effective_reach_mm:.1f} mm"
