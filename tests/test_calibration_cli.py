@@ -53,6 +53,13 @@ def photos(tmp_path_factory):
             CAM, rvec, tvec, [table_texture(1), board_layer_on_table(layer97, spec, place)], seed=3
         ).render(),
     )
+    # The same 97 % print on a table as white as the paper: its edges cannot be seen.
+    cv2.imwrite(
+        str(root / "table97_white.png"),
+        Scene(
+            CAM, rvec, tvec, [board_layer_on_table(layer97, spec, place)], background=0.92, seed=3
+        ).render(),
+    )
     cv2.imwrite(str(root / "empty.png"), Scene(CAM, rvec, tvec, [table_texture(1)], seed=3).render())
     (root / "corrupt.png").write_bytes(b"\x89PNG\r\n\x1a\nthis is not really a png")
     return root
@@ -153,6 +160,39 @@ def test_board_printed_at_97_percent_is_refused_then_accepted_with_its_measured_
         )
         == 0
     )
+
+
+def test_print_scale_is_never_left_unchecked_on_a_white_table(photos, capsys, monkeypatch):
+    """Issue 25.2: a 97 % print on a table as white as paper was accepted, 23 mm RMS wrong."""
+    monkeypatch.chdir(photos)
+    table = [
+        "calibrate",
+        "table",
+        "table97_white.png",
+        "--origin",
+        "100",
+        "120",
+        "--calibration",
+        "white.json",
+    ]
+    assert main(table) == 2
+    line = one_error_line(capsys)
+    assert "print scale could not be checked" in line and "--measured-bar-mm" in line
+    assert not (photos / "white.json").exists()
+    # --use-measured-size without a measurement would take the board's size on trust.
+    assert main([*table, "--use-measured-size"]) == 2
+    assert "--use-measured-size needs your measurement" in one_error_line(capsys)
+    # The ruler tells: the 100 mm bar measures 97 mm.
+    assert main([*table, "--measured-bar-mm", "97"]) == 2
+    assert "97 mm instead of 100 mm" in one_error_line(capsys)
+    assert main([*table, "--measured-bar-mm", "97", "--use-measured-size"]) == 0
+    capsys.readouterr()
+    # With the measured size the table's scale is right (taken on trust it was 3 % off).
+    cal = load_calibration(photos / "white.json", require=(), allow_stale=True)
+    rvec, tvec = table_pose(height_mm=700.0, tilt_deg=20.0, target_mm=(300.0, 250.0))
+    seen = CAM.project(np.array([[100.0, 120.0, 0.0], [400.0, 300.0, 0.0]]), rvec, tvec)
+    a, b = cal.pixels_to_table_mm(seen)
+    assert abs(np.linalg.norm(a - b) / np.linalg.norm([300, 180]) - 1) < 0.01
 
 
 @pytest.mark.parametrize(
