@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import struct
 
 import cv2
@@ -10,6 +11,7 @@ import numpy as np
 import pytest
 
 from bench.calibration import (
+    MIDDLE_SPOTS,
     Scene,
     SimCamera,
     board_layer_on_table,
@@ -138,6 +140,20 @@ def test_coverage_names_the_regions_still_lacking(lens_views, page):
 
     cov = coverage(left, CAM.size)
     assert cov[:, -1].sum() == 0  # nothing on the right yet
+
+
+def test_lens_views_are_graded_by_how_much_of_the_image_they_cover(lens, page):
+    """Issue 25.3: four views in the middle of the picture were called "(good)" and were mm off
+    at the edges; the spread set is good."""
+    layer, spec = page
+    middle = intrinsics_views(CAM, 4, 3, layer, spec, spots=MIDDLE_SPOTS)
+    few = calibrate_intrinsics([detect_board(v, spec) for v in middle])
+    grade = few.grade()
+    assert not grade.good
+    assert re.fullmatch(r"views cover \d+ % of the image; the corners are not covered", grade.coverage)
+    assert few.share < 0.6 and "add views with the board near each corner" in grade.todo
+    assert "take at least 8 views (4 kept)" in grade.todo
+    assert lens.grade().good and lens.share >= 0.9, lens.grade()
 
 
 def test_too_few_views_is_a_clear_error(lens_views, page):

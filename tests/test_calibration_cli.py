@@ -77,6 +77,7 @@ def test_a_group_calibrates_a_table_from_photos(photos, capsys, monkeypatch):
     assert main(["calibrate", "intrinsics", "views"]) == 0
     out = capsys.readouterr().out
     assert "reprojection error" in out and "coverage" in out
+    assert re.search(r"views cover \d+ % of the image", out) and "lens views: " in out
     assert (
         main(["calibrate", "table", "table.png", "--origin", "100", "120", "--measured-square-mm", "25.1"])
         == 0

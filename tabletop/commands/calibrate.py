@@ -452,21 +452,17 @@ def run_intrinsics(args: argparse.Namespace) -> int:
     print(
         f"lens: focal {k[0, 0]:.1f} x {k[1, 1]:.1f} px, centre ({k[0, 2]:.1f}, {k[1, 2]:.1f}), distortion {np.round(lens.distortion, 4).tolist()}"
     )
-    print(
-        f"reprojection error {lens.rms_px:.3f} px RMS over {len(lens.used)} views"
-        + (" (good)" if lens.rms_px < 0.5 else " (high: use sharper, steadier photos)")
-    )
+    grade = lens.grade()
+    print(f"reprojection error {lens.rms_px:.3f} px RMS over {len(lens.used)} views; {grade.coverage}")
     for i, why in lens.dropped.items():
         print(f"  dropped {names[i]}: {why}")
     print("coverage of the picture ('.' = still lacking corners):")
     for row in lens.coverage_map():
         print("  " + row)
     lacking = lens.lacking_regions()
-    print(
-        "every part of the picture has views."
-        if not lacking
-        else "add views with the board in: " + ", ".join(lacking)
-    )
+    if lacking:
+        print("still lacking views: " + ", ".join(lacking))
+    print("lens views: good" if grade.good else f"lens views: not good yet: {grade.todo}")
     print(f"saved {args.calibration}")
     if cal.has_table:
         print("note: the table step used the old lens: run 'tabletop calibrate table' again")
