@@ -192,10 +192,13 @@ class Scene:
 
 
 # ---- scene builders ----------------------------------------------------------------------------
-def page_layer(paper: str = "a4", print_scale: float = 1.0) -> tuple[Layer, BoardSpec]:
-    """The printed page as a layer in the *board* frame, and the nominal spec. A print below 100 %
-    shrinks the picture about the page centre, as a printer's 'fit to page' does."""
-    spec = page_spec(paper)
+def page_layer(
+    paper: str = "a4", print_scale: float = 1.0, board: BoardSpec | None = None
+) -> tuple[Layer, BoardSpec]:
+    """The printed page (of `board`, by default the standard board) as a layer in the *board*
+    frame, and the nominal spec. A print below 100 % shrinks the picture about the page centre,
+    as a printer's 'fit to page' does."""
+    spec = page_spec(paper, board)
     page = render_page(spec).astype(np.float32) / 255 * 0.92  # paper is not a perfect white
     if print_scale != 1.0:
         h, w = page.shape
@@ -483,6 +486,37 @@ def coverage_sweep(seeds: tuple[int, ...] = (1, 2, 3)) -> list[dict]:
     return rows
 
 
+def blur_sweep() -> list[dict]:
+    """Edge width (per 1000 px of image width) against Gaussian blur, and whether the board is
+    still found: the numbers behind `calibration.board.BLUR_EDGE_WIDTH`. The last column of each
+    row is a bare table, which must not be called blurred."""
+    from calibration import CalibrationError
+    from calibration.board import edge_width
+
+    rows = []
+    for width, height, f in ((800, 450, 667.0), (1280, 720, 1066.0), (1920, 1080, 1600.0)):
+        cam = SimCamera(width=width, height=height, fx=f, fy=f, cx=width / 2 + 0.3, cy=height / 2 - 0.2)
+        page, spec = page_layer("a4")
+        rvec, tvec = table_pose(height_mm=700.0, tilt_deg=20.0, target_mm=(300.0, 250.0))
+        scenes = [
+            *intrinsics_views(cam, 4, 5, page, spec),
+            Scene(cam, rvec, tvec, [table_texture(1)], seed=3).render(),
+        ]
+        for sigma in (0.0, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0):  # blur in px of an 800 px wide image
+            cells = []
+            for img in scenes:
+                blurred = cv2.GaussianBlur(img, (0, 0), sigma * width / 800) if sigma else img
+                try:
+                    detect_board(blurred, spec)
+                    said = "found"
+                except CalibrationError as exc:
+                    said = "blurred" if "too blurred" in str(exc) else "no board"
+                w = edge_width(cv2.cvtColor(blurred, cv2.COLOR_BGR2GRAY))
+                cells.append((w / width * 1000, said))
+            rows.append({"width": width, "sigma": sigma, "cells": cells})
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.calibration", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="10 lens views instead of 16")
@@ -492,7 +526,17 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="true whole-view error against lens view count and image coverage (the 'good' thresholds)",
     )
+    parser.add_argument(
+        "--blur", action="store_true", help="edge width against blur, and when the board is still found"
+    )
     args = parser.parse_args(argv)
+    if args.blur:
+        print("image width, blur sigma (px at 800 wide): edge width per 1000 px and what detection says")
+        print("for 4 board views, then a bare table")
+        for r in blur_sweep():
+            cells = " | ".join(f"{w:4.1f} {said:<8}" for w, said in r["cells"])
+            print(f"{r['width']:>5} {r['sigma']:>4}: {cells}")
+        return 0
     if args.coverage:
         print("lens views   spots   seed  share  corners lacking  whole-view error RMS / max mm  graded")
         for r in coverage_sweep():

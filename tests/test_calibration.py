@@ -271,6 +271,35 @@ def test_image_without_a_board_is_a_clear_error(table_scene, page):
         detect_board(img, page[1])
 
 
+def test_a_blurred_view_is_called_blurred_and_an_empty_table_is_not(lens_views, page, table_scene):
+    """Issue 25.4: a blurred view was skipped with "is the whole printed board in view and lit?"."""
+    spec = page[1]
+    for view in lens_views[:3]:
+        with pytest.raises(CalibrationError, match=r"too blurred \(motion or focus\)"):
+            detect_board(cv2.GaussianBlur(view, (0, 0), 3), spec)
+        detect_board(cv2.GaussianBlur(view, (0, 0), 1), spec)  # slightly soft is still read
+    _, rvec, tvec = table_scene
+    bare = Scene(CAM, rvec, tvec, [table_texture(3)], seed=1).render()
+    with pytest.raises(CalibrationError, match="no calibration board found"):
+        detect_board(cv2.GaussianBlur(bare, (0, 0), 3), spec)
+
+
+def test_a_board_of_another_layout_is_named_with_the_spec(table_scene):
+    """Issue 25.4: a 5 x 7 board of 30 mm squares gave "only 0 board corners found: show more of
+    the board" though it was all in view."""
+    _, rvec, tvec = table_scene
+    layer57, spec57 = page_layer("a4", board=BoardSpec((5, 7), 30.0, 22.0))
+    img = Scene(
+        CAM, rvec, tvec, [table_texture(1), board_layer_on_table(layer57, spec57, PLACEMENT)], seed=5
+    ).render()
+    with pytest.raises(
+        CalibrationError,
+        match=r"the board in view has 5 x 7 squares but the board spec says 7 x 9 squares of 25 mm: .*--board",
+    ):
+        detect_board(img, BoardSpec())
+    assert len(detect_board(img, spec57)) == 4 * 6  # its own spec finds every corner
+
+
 # ---- card size -----------------------------------------------------------------------------------
 def card_corners(centre, angle_deg, size=(63.0, 88.0)):
     a = math.radians(angle_deg)

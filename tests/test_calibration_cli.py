@@ -24,7 +24,7 @@ from bench.calibration import (
     table_pose,
     table_texture,
 )
-from calibration import BoardPlacement, Calibration, CalibrationError, load_calibration
+from calibration import BoardPlacement, BoardSpec, Calibration, CalibrationError, load_calibration
 from tabletop.cli import main
 
 CAM = SimCamera(
@@ -61,6 +61,15 @@ def photos(tmp_path_factory):
         ).render(),
     )
     cv2.imwrite(str(root / "empty.png"), Scene(CAM, rvec, tvec, [table_texture(1)], seed=3).render())
+    sharp = Scene(CAM, rvec, tvec, [table_texture(1), board_layer_on_table(layer, spec, place)], seed=3)
+    cv2.imwrite(str(root / "blurred.png"), cv2.GaussianBlur(sharp.render(), (0, 0), 3))
+    layer57, spec57 = page_layer("a4", board=BoardSpec((5, 7), 30.0, 22.0))
+    cv2.imwrite(
+        str(root / "board57.png"),
+        Scene(
+            CAM, rvec, tvec, [table_texture(1), board_layer_on_table(layer57, spec57, place)], seed=3
+        ).render(),
+    )
     (root / "corrupt.png").write_bytes(b"\x89PNG\r\n\x1a\nthis is not really a png")
     return root
 
@@ -201,6 +210,12 @@ def test_print_scale_is_never_left_unchecked_on_a_white_table(photos, capsys, mo
     [
         (["calibrate", "table", "empty.png", "--calibration", "x.json"], "no calibration board found"),
         (["calibrate", "table", "corrupt.png", "--calibration", "x.json"], "not a readable image"),
+        # issue 25.4: say why the board was not found
+        (["calibrate", "table", "blurred.png", "--calibration", "x.json"], "too blurred (motion or focus)"),
+        (
+            ["calibrate", "table", "board57.png", "--calibration", "x.json"],
+            "the board in view has 5 x 7 squares but the board spec says 7 x 9 squares of 25 mm",
+        ),
         (["calibrate", "table", "missing.png"], "not found"),
         (
             ["calibrate", "intrinsics", "empty.png", "--calibration", "x.json"],
