@@ -103,9 +103,12 @@ class IntrinsicsResult:
         return LensGrade(not todo, says, "; ".join(todo))
 
     def to_step(self) -> dict:
+        grade = self.grade()
         return {
             "coverage_share": self.share,
             "corners_lacking": self.corners_lacking(),
+            "views_good": grade.good,
+            "views_todo": grade.todo,
             "rms_px": self.rms_px,
             "per_view_rms_px": self.per_view_rms_px,
             "views_used": len(self.used),

@@ -95,7 +95,8 @@ def test_a_group_calibrates_a_table_from_photos(photos, capsys, monkeypatch):
     assert "print scale: 99." in out or "print scale: 100." in out
     assert main(["calibrate", "card-size", "--long", "89", "--short", "64"]) == 0
     assert main(["calibrate", "show", "--image-size", "800x450"]) == 0
-    assert "reach 64.0 mm" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "reach 64.0 mm" in out and re.search(r"lens views: cover \d+ % of the image; ", out)
     data = json.loads((photos / "calibration.json").read_text())
     assert data["version"] == 1
     for key in (

@@ -551,7 +551,8 @@ def run_table(args: argparse.Namespace) -> int:
                 f"the print scale could not be checked ({page.reason}): measure the board with a ruler "
                 f"and pass --measured-square-mm MM (a square, {spec.square_mm:g} mm on the spec) or "
                 f"--measured-bar-mm MM (the bar under the board, {spec.ruler_mm:g} mm), or show the "
-                "whole sheet on a table darker than paper"
+                "whole sheet on a table darker than paper (a measured card cannot vouch for it: the "
+                "card-size step reads cards through this step's scale)"
             )
         else:
             print(f"print scale: checked with your ruler ({page.reason})")
