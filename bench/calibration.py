@@ -1,6 +1,8 @@
 """Calibration accuracy on rendered views with known truth.
 
     python -m bench.calibration [--quick] [--seed N]
+    python -m bench.calibration --coverage   # whole-view error vs lens views and image coverage
+    python -m bench.calibration --blur       # edge width vs blur, and when the board is found
 
 A known pinhole camera with barrel distortion photographs the printed board (intrinsics views),
 then the board lying on the table (table view), then the projector's marker pattern falling on
