@@ -1,6 +1,8 @@
 """Calibration accuracy on rendered views with known truth.
 
     python -m bench.calibration [--quick] [--seed N]
+    python -m bench.calibration --coverage   # whole-view error vs lens views and image coverage
+    python -m bench.calibration --blur       # edge width vs blur, and when the board is found
 
 A known pinhole camera with barrel distortion photographs the printed board (intrinsics views),
 then the board lying on the table (table view), then the projector's marker pattern falling on
@@ -41,6 +43,7 @@ from calibration import (
     fit_projector,
     fit_table,
 )
+from calibration.intrinsics import IntrinsicsResult
 from calibration.targets import PX_PER_MM, page_spec, render_page
 
 SSAA = 2  # supersampling per axis
@@ -191,10 +194,13 @@ class Scene:
 
 
 # ---- scene builders ----------------------------------------------------------------------------
-def page_layer(paper: str = "a4", print_scale: float = 1.0) -> tuple[Layer, BoardSpec]:
-    """The printed page as a layer in the *board* frame, and the nominal spec. A print below 100 %
-    shrinks the picture about the page centre, as a printer's 'fit to page' does."""
-    spec = page_spec(paper)
+def page_layer(
+    paper: str = "a4", print_scale: float = 1.0, board: BoardSpec | None = None
+) -> tuple[Layer, BoardSpec]:
+    """The printed page (of `board`, by default the standard board) as a layer in the *board*
+    frame, and the nominal spec. A print below 100 % shrinks the picture about the page centre,
+    as a printer's 'fit to page' does."""
+    spec = page_spec(paper, board)
     page = render_page(spec).astype(np.float32) / 255 * 0.92  # paper is not a perfect white
     if print_scale != 1.0:
         h, w = page.shape
@@ -233,20 +239,32 @@ def board_pose_in_view(
     return cv2.Rodrigues(r)[0].ravel(), t
 
 
-def intrinsics_views(camera: SimCamera, n: int, seed: int, layer: Layer, spec: BoardSpec) -> list[np.ndarray]:
-    """`n` photos of the board held around the image: every region visited, tilts up to 45 degrees."""
+SPREAD_SPOTS = [
+    (0.5, 0.5),
+    (0.2, 0.22),
+    (0.8, 0.22),
+    (0.2, 0.78),
+    (0.8, 0.78),
+    (0.5, 0.22),
+    (0.5, 0.78),
+    (0.15, 0.5),
+    (0.85, 0.5),
+]
+# Views a hurried user takes: the board held near the middle of the picture only.
+MIDDLE_SPOTS = [(0.5, 0.5), (0.4, 0.4), (0.6, 0.6), (0.4, 0.6), (0.6, 0.4)]
+
+
+def intrinsics_views(
+    camera: SimCamera,
+    n: int,
+    seed: int,
+    layer: Layer,
+    spec: BoardSpec,
+    spots: list[tuple[float, float]] = SPREAD_SPOTS,  # noqa: B006  (never mutated)
+) -> list[np.ndarray]:
+    """`n` photos of the board held around the image (centres at `spots`, image fractions, in
+    turn; by default every region is visited), tilts up to 45 degrees."""
     rng = np.random.default_rng(seed)
-    spots = [
-        (0.5, 0.5),
-        (0.2, 0.22),
-        (0.8, 0.22),
-        (0.2, 0.78),
-        (0.8, 0.78),
-        (0.5, 0.22),
-        (0.5, 0.78),
-        (0.15, 0.5),
-        (0.85, 0.5),
-    ]
     out = []
     for i in range(n):
         fu, fv = spots[i % len(spots)]
@@ -426,11 +444,110 @@ def run(quick: bool, seed: int) -> dict:
     }
 
 
+def whole_view_error(
+    cam: SimCamera, lens: IntrinsicsResult, spec: BoardSpec, page: Layer, seed: int
+) -> np.ndarray:
+    """True table error (mm) over a pixel grid across the whole view, through `lens` and one
+    table view of the board: what a lens set is worth where the game is played."""
+    placement = BoardPlacement((480.0, 160.0), 8.0)
+    rvec, tvec = table_pose()
+    layers = [table_texture(seed), board_layer_on_table(page, spec, placement)]
+    view = detect_board(Scene(cam, rvec, tvec, layers, seed=seed + 7).render(), spec)
+    fit = fit_table(view, spec, placement, lens.camera_matrix, lens.distortion)
+    cal = Calibration(cam.size, lens.camera_matrix, lens.distortion, fit.image_to_table)
+    u, v = np.meshgrid(np.linspace(5, cam.width - 6, 40), np.linspace(5, cam.height - 6, 24))
+    px = np.column_stack([u.ravel(), v.ravel()])
+    return np.linalg.norm(cal.pixels_to_table_mm(px) - true_table_mm(cam, rvec, tvec, px), axis=1)
+
+
+def coverage_sweep(seeds: tuple[int, ...] = (1, 2, 3)) -> list[dict]:
+    """True whole-view error against view count and image coverage: the numbers behind
+    `calibration.intrinsics`'s GOOD_* thresholds."""
+    cam = SimCamera()
+    page, spec = page_layer("a4")
+    rows = []
+    for spots_name, spots in (("spread", SPREAD_SPOTS), ("middle", MIDDLE_SPOTS)):
+        for n in (4, 5, 6, 8, 10, 15):
+            for seed in seeds:
+                found = [detect_board(img, spec) for img in intrinsics_views(cam, n, seed, page, spec, spots)]
+                lens = calibrate_intrinsics(found)
+                err = whole_view_error(cam, lens, spec, page, seed)
+                g = lens.grade()
+                rows.append(
+                    {
+                        "spots": spots_name,
+                        "views": len(lens.used),
+                        "seed": seed,
+                        "share": lens.share,
+                        "corners_lacking": len(lens.corners_lacking()),
+                        "rms_mm": rms(err),
+                        "max_mm": float(err.max()),
+                        "good": g.good,
+                    }
+                )
+    return rows
+
+
+def blur_sweep() -> list[dict]:
+    """Edge width (per 1000 px of image width) against Gaussian blur, and whether the board is
+    still found: the numbers behind `calibration.board.BLUR_EDGE_WIDTH`. The last column of each
+    row is a bare table, which must not be called blurred."""
+    from calibration import CalibrationError
+    from calibration.board import edge_width
+
+    rows = []
+    for width, height, f in ((800, 450, 667.0), (1280, 720, 1066.0), (1920, 1080, 1600.0)):
+        cam = SimCamera(width=width, height=height, fx=f, fy=f, cx=width / 2 + 0.3, cy=height / 2 - 0.2)
+        page, spec = page_layer("a4")
+        rvec, tvec = table_pose(height_mm=700.0, tilt_deg=20.0, target_mm=(300.0, 250.0))
+        scenes = [
+            *intrinsics_views(cam, 4, 5, page, spec),
+            Scene(cam, rvec, tvec, [table_texture(1)], seed=3).render(),
+        ]
+        for sigma in (0.0, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0):  # blur in px of an 800 px wide image
+            cells = []
+            for img in scenes:
+                blurred = cv2.GaussianBlur(img, (0, 0), sigma * width / 800) if sigma else img
+                try:
+                    detect_board(blurred, spec)
+                    said = "found"
+                except CalibrationError as exc:
+                    said = "blurred" if "too blurred" in str(exc) else "no board"
+                w = edge_width(cv2.cvtColor(blurred, cv2.COLOR_BGR2GRAY))
+                cells.append((w / width * 1000, said))
+            rows.append({"width": width, "sigma": sigma, "cells": cells})
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.calibration", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="10 lens views instead of 16")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--coverage",
+        action="store_true",
+        help="true whole-view error against lens view count and image coverage (the 'good' thresholds)",
+    )
+    parser.add_argument(
+        "--blur", action="store_true", help="edge width against blur, and when the board is still found"
+    )
     args = parser.parse_args(argv)
+    if args.blur:
+        print("image width, blur sigma (px at 800 wide): edge width per 1000 px and what detection says")
+        print("for 4 board views, then a bare table")
+        for r in blur_sweep():
+            cells = " | ".join(f"{w:4.1f} {said:<8}" for w, said in r["cells"])
+            print(f"{r['width']:>5} {r['sigma']:>4}: {cells}")
+        return 0
+    if args.coverage:
+        print("lens views   spots   seed  share  corners lacking  whole-view error RMS / max mm  graded")
+        for r in coverage_sweep():
+            print(
+                f"{r['views']:>10}  {r['spots']:>6}  {r['seed']:>5}  {r['share'] * 100:4.0f} %"
+                f"  {r['corners_lacking']:>15}  {r['rms_mm']:>17.2f} / {r['max_mm']:.2f}"
+                f"  {'good' if r['good'] else 'not good'}"
+            )
+        return 0
     r = run(args.quick, args.seed)
     print(
         f"calibration benchmark (seed {args.seed}): 1280x720 camera, k1=-0.12 barrel; {r['views']} lens views rendered in {r['render_s']:.1f} s"

@@ -133,6 +133,93 @@ class BoardView:
 
 
 MIN_CORNERS = 6
+# Blur: the median width (px) of the image's strongest edges, per 1000 px of image width. Measured
+# with `python -m bench.calibration --blur` (board views 800, 1280 and 1920 px wide, Gaussian
+# blur): sharp renders 1.1-2.8; the board always found up to 4.1; found in some views, missed in
+# others from 4.5 to 6.1; never found above. A bare table's soft grain measures 9-17 too, so blur
+# is named only where dark squares are seen that no marker can be read in (BLUR_MIN_SQUARES).
+BLUR_EDGE_WIDTH = 4.5
+BLUR_MIN_SQUARES = 6
+
+
+def edge_width(gray: np.ndarray) -> float:
+    """Median width (px) of the image's strongest edges: contrast across the edge over the
+    steepest gradient, about 2.5 sigma of a Gaussian blur (0 when there are no strong edges)."""
+    g = gray.astype(np.float32)
+    mag = np.hypot(cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)) / 8
+    n = max(15, g.shape[1] // 40 | 1)  # wider than any edge blur the board survives
+    k = np.ones((n, n), np.uint8)
+    contrast = cv2.dilate(g, k) - cv2.erode(g, k)
+    # Edges between print and paper, not a table's grain or shading: the board's black on white
+    # keeps most of its contrast however blurred.
+    strong = (
+        (mag >= np.percentile(mag, 99.5)) & (contrast > max(50.0, 0.5 * float(contrast.max()))) & (mag > 0)
+    )
+    if strong.sum() < 20:
+        return 0.0
+    return float(np.median(contrast[strong] / mag[strong]))
+
+
+def _why_not_found(gray: np.ndarray, spec: BoardSpec, found: int, n_markers: int, min_corners: int) -> str:
+    """Why the board was not found, in the words of what to do: another board than the spec,
+    blur, or the board not (wholly) in view."""
+    dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, spec.dictionary))
+    marker_corners, ids, rejected = cv2.aruco.ArucoDetector(dictionary).detectMarkers(gray)
+    other = board_in_view(marker_corners, ids, spec)
+    if other is not None and other != spec.squares:
+        return (
+            f"the board in view has {other[0]} x {other[1]} squares but the board spec says "
+            f"{spec.squares[0]} x {spec.squares[1]} squares of {spec.square_mm:g} mm: give the spec "
+            "of the board you show with --board (a board.json beside the photos is used by itself)"
+        )
+    width = edge_width(gray)
+    # Dark squares the markers cannot be read in: a board is there. A bare table has few, however
+    # soft its grain (measured: 0-3 on renders of an empty table, 7-63 on blurred boards).
+    if width > BLUR_EDGE_WIDTH * gray.shape[1] / 1000 and len(rejected) >= BLUR_MIN_SQUARES:
+        return (
+            f"the image is too blurred (motion or focus): its sharpest edges are {width:.1f} px wide; "
+            "hold the board and the camera still, in focus, with more light"
+        )
+    if n_markers == 0:
+        return (
+            f"no calibration board found in the image (expected {spec.dictionary} markers, "
+            f"{spec.squares[0]} x {spec.squares[1]} squares): is the whole printed board in view, lit and sharp?"
+        )
+    return f"only {found} board corners found ({min_corners} needed): show more of the board, closer or less tilted"
+
+
+def board_in_view(
+    marker_corners: tuple, ids: np.ndarray | None, spec: BoardSpec, largest: int = 15
+) -> tuple[int, int] | None:
+    """Squares (columns, rows) of the ChArUco board whose markers were found (`detectMarkers`'s
+    corners and ids), from the markers alone: their ids and where they lie. None when too few
+    are seen to tell. The smallest layout that places every marker where it is seen wins."""
+    dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, spec.dictionary))
+    if ids is None or len(ids) < 6:
+        return None
+    ids = ids.ravel().astype(int)
+    seen = np.array([c.reshape(4, 2).mean(axis=0) for c in marker_corners])
+    side = float(
+        np.median([np.linalg.norm(np.diff(c.reshape(4, 2), axis=0), axis=1).mean() for c in marker_corners])
+    )
+    layouts = sorted(
+        ((c, r) for c in range(3, largest + 1) for r in range(3, largest + 1) if c * r // 2 > ids.max()),
+        key=lambda s: (s != spec.squares, s[0] * s[1]),  # the spec's own layout first
+    )
+    for squares in layouts:
+        board = cv2.aruco.CharucoBoard(squares, 1.0, 0.7, dictionary)
+        centres = {
+            int(i): np.asarray(p).reshape(4, 3)[:, :2].mean(axis=0)
+            for i, p in zip(board.getIds().ravel(), board.getObjPoints())
+        }
+        obj = np.array([centres[i] for i in ids])
+        h, _ = cv2.findHomography(obj, seen, 0)
+        if h is None:
+            continue
+        q = np.column_stack([obj, np.ones(len(obj))]) @ h.T
+        if np.abs(q[:, :2] / q[:, 2:] - seen).max() < 0.3 * side:
+            return squares
+    return None
 
 
 def detect_board(image: np.ndarray, spec: BoardSpec, min_corners: int = MIN_CORNERS) -> BoardView:
@@ -150,14 +237,7 @@ def detect_board(image: np.ndarray, spec: BoardSpec, min_corners: int = MIN_CORN
     n_markers = 0 if marker_ids is None else len(marker_ids)
     if ids is None or len(ids) < min_corners:
         found = 0 if ids is None else len(ids)
-        if n_markers == 0:
-            raise CalibrationError(
-                f"no calibration board found in the image (expected {spec.dictionary} markers, "
-                f"{spec.squares[0]} x {spec.squares[1]} squares): is the whole printed board in view and lit?"
-            )
-        raise CalibrationError(
-            f"only {found} board corners found ({min_corners} needed): show more of the board, closer or less tilted"
-        )
+        raise CalibrationError(_why_not_found(gray, spec, found, n_markers, min_corners))
     ids = ids.ravel().astype(int)
     corners = corners.reshape(-1, 2).astype(float)
     if board.checkCharucoCornersCollinear(ids.reshape(-1, 1)):

@@ -265,6 +265,11 @@ class Calibration:
                 f"lens: focal {self.camera_matrix[0, 0]:.1f} px, reprojection {i.get('rms_px', float('nan')):.3f} px RMS"
                 f" over {i.get('views_used', '?')} views ({i.get('date', 'date unknown')})"
             )
+            if "views_good" in i:  # files from before issue 25.3 lack the grade
+                lines.append(
+                    f"lens views: cover {i['coverage_share'] * 100:.0f} % of the image; "
+                    + ("good" if i.get("views_good") else f"not good yet: {i.get('views_todo', '')}")
+                )
         else:
             lines.append(
                 "lens: not calibrated (run 'tabletop calibrate intrinsics'; pixels are used as they are)"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import struct
 
 import cv2
@@ -10,6 +11,7 @@ import numpy as np
 import pytest
 
 from bench.calibration import (
+    MIDDLE_SPOTS,
     Scene,
     SimCamera,
     board_layer_on_table,
@@ -140,6 +142,20 @@ def test_coverage_names_the_regions_still_lacking(lens_views, page):
     assert cov[:, -1].sum() == 0  # nothing on the right yet
 
 
+def test_lens_views_are_graded_by_how_much_of_the_image_they_cover(lens, page):
+    """Issue 25.3: four views in the middle of the picture were called "(good)" and were mm off
+    at the edges; the spread set is good."""
+    layer, spec = page
+    middle = intrinsics_views(CAM, 4, 3, layer, spec, spots=MIDDLE_SPOTS)
+    few = calibrate_intrinsics([detect_board(v, spec) for v in middle])
+    grade = few.grade()
+    assert not grade.good
+    assert re.fullmatch(r"views cover \d+ % of the image; the corners are not covered", grade.coverage)
+    assert few.share < 0.6 and "add views with the board near each corner" in grade.todo
+    assert "take at least 8 views (4 kept)" in grade.todo
+    assert lens.grade().good and lens.share >= 0.9, lens.grade()
+
+
 def test_too_few_views_is_a_clear_error(lens_views, page):
     views = [detect_board(v, page[1]) for v in lens_views[:2]]
     with pytest.raises(CalibrationError, match="at least 4"):
@@ -253,6 +269,35 @@ def test_image_without_a_board_is_a_clear_error(table_scene, page):
     img = Scene(CAM, rvec, tvec, [table_texture(3)], seed=1).render()
     with pytest.raises(CalibrationError, match="no calibration board found"):
         detect_board(img, page[1])
+
+
+def test_a_blurred_view_is_called_blurred_and_an_empty_table_is_not(lens_views, page, table_scene):
+    """Issue 25.4: a blurred view was skipped with "is the whole printed board in view and lit?"."""
+    spec = page[1]
+    for view in lens_views[:3]:
+        with pytest.raises(CalibrationError, match=r"too blurred \(motion or focus\)"):
+            detect_board(cv2.GaussianBlur(view, (0, 0), 3), spec)
+        detect_board(cv2.GaussianBlur(view, (0, 0), 1), spec)  # slightly soft is still read
+    _, rvec, tvec = table_scene
+    bare = Scene(CAM, rvec, tvec, [table_texture(3)], seed=1).render()
+    with pytest.raises(CalibrationError, match="no calibration board found"):
+        detect_board(cv2.GaussianBlur(bare, (0, 0), 3), spec)
+
+
+def test_a_board_of_another_layout_is_named_with_the_spec(table_scene):
+    """Issue 25.4: a 5 x 7 board of 30 mm squares gave "only 0 board corners found: show more of
+    the board" though it was all in view."""
+    _, rvec, tvec = table_scene
+    layer57, spec57 = page_layer("a4", board=BoardSpec((5, 7), 30.0, 22.0))
+    img = Scene(
+        CAM, rvec, tvec, [table_texture(1), board_layer_on_table(layer57, spec57, PLACEMENT)], seed=5
+    ).render()
+    with pytest.raises(
+        CalibrationError,
+        match=r"the board in view has 5 x 7 squares but the board spec says 7 x 9 squares of 25 mm: .*--board",
+    ):
+        detect_board(img, BoardSpec())
+    assert len(detect_board(img, spec57)) == 4 * 6  # its own spec finds every corner
 
 
 # ---- card size -----------------------------------------------------------------------------------

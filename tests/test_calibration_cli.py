@@ -24,7 +24,7 @@ from bench.calibration import (
     table_pose,
     table_texture,
 )
-from calibration import BoardPlacement, Calibration, CalibrationError, load_calibration
+from calibration import BoardPlacement, BoardSpec, Calibration, CalibrationError, load_calibration
 from tabletop.cli import main
 
 CAM = SimCamera(
@@ -53,7 +53,23 @@ def photos(tmp_path_factory):
             CAM, rvec, tvec, [table_texture(1), board_layer_on_table(layer97, spec, place)], seed=3
         ).render(),
     )
+    # The same 97 % print on a table as white as the paper: its edges cannot be seen.
+    cv2.imwrite(
+        str(root / "table97_white.png"),
+        Scene(
+            CAM, rvec, tvec, [board_layer_on_table(layer97, spec, place)], background=0.92, seed=3
+        ).render(),
+    )
     cv2.imwrite(str(root / "empty.png"), Scene(CAM, rvec, tvec, [table_texture(1)], seed=3).render())
+    sharp = Scene(CAM, rvec, tvec, [table_texture(1), board_layer_on_table(layer, spec, place)], seed=3)
+    cv2.imwrite(str(root / "blurred.png"), cv2.GaussianBlur(sharp.render(), (0, 0), 3))
+    layer57, spec57 = page_layer("a4", board=BoardSpec((5, 7), 30.0, 22.0))
+    cv2.imwrite(
+        str(root / "board57.png"),
+        Scene(
+            CAM, rvec, tvec, [table_texture(1), board_layer_on_table(layer57, spec57, place)], seed=3
+        ).render(),
+    )
     (root / "corrupt.png").write_bytes(b"\x89PNG\r\n\x1a\nthis is not really a png")
     return root
 
@@ -70,6 +86,7 @@ def test_a_group_calibrates_a_table_from_photos(photos, capsys, monkeypatch):
     assert main(["calibrate", "intrinsics", "views"]) == 0
     out = capsys.readouterr().out
     assert "reprojection error" in out and "coverage" in out
+    assert re.search(r"views cover \d+ % of the image", out) and "lens views: " in out
     assert (
         main(["calibrate", "table", "table.png", "--origin", "100", "120", "--measured-square-mm", "25.1"])
         == 0
@@ -78,7 +95,8 @@ def test_a_group_calibrates_a_table_from_photos(photos, capsys, monkeypatch):
     assert "print scale: 99." in out or "print scale: 100." in out
     assert main(["calibrate", "card-size", "--long", "89", "--short", "64"]) == 0
     assert main(["calibrate", "show", "--image-size", "800x450"]) == 0
-    assert "reach 64.0 mm" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "reach 64.0 mm" in out and re.search(r"lens views: cover \d+ % of the image; ", out)
     data = json.loads((photos / "calibration.json").read_text())
     assert data["version"] == 1
     for key in (
@@ -155,11 +173,50 @@ def test_board_printed_at_97_percent_is_refused_then_accepted_with_its_measured_
     )
 
 
+def test_print_scale_is_never_left_unchecked_on_a_white_table(photos, capsys, monkeypatch):
+    """Issue 25.2: a 97 % print on a table as white as paper was accepted, 23 mm RMS wrong."""
+    monkeypatch.chdir(photos)
+    table = [
+        "calibrate",
+        "table",
+        "table97_white.png",
+        "--origin",
+        "100",
+        "120",
+        "--calibration",
+        "white.json",
+    ]
+    assert main(table) == 2
+    line = one_error_line(capsys)
+    assert "print scale could not be checked" in line and "--measured-bar-mm" in line
+    assert not (photos / "white.json").exists()
+    # --use-measured-size without a measurement would take the board's size on trust.
+    assert main([*table, "--use-measured-size"]) == 2
+    assert "--use-measured-size needs your measurement" in one_error_line(capsys)
+    # The ruler tells: the 100 mm bar measures 97 mm.
+    assert main([*table, "--measured-bar-mm", "97"]) == 2
+    assert "97 mm instead of 100 mm" in one_error_line(capsys)
+    assert main([*table, "--measured-bar-mm", "97", "--use-measured-size"]) == 0
+    capsys.readouterr()
+    # With the measured size the table's scale is right (taken on trust it was 3 % off).
+    cal = load_calibration(photos / "white.json", require=(), allow_stale=True)
+    rvec, tvec = table_pose(height_mm=700.0, tilt_deg=20.0, target_mm=(300.0, 250.0))
+    seen = CAM.project(np.array([[100.0, 120.0, 0.0], [400.0, 300.0, 0.0]]), rvec, tvec)
+    a, b = cal.pixels_to_table_mm(seen)
+    assert abs(np.linalg.norm(a - b) / np.linalg.norm([300, 180]) - 1) < 0.01
+
+
 @pytest.mark.parametrize(
     "args, words",
     [
         (["calibrate", "table", "empty.png", "--calibration", "x.json"], "no calibration board found"),
         (["calibrate", "table", "corrupt.png", "--calibration", "x.json"], "not a readable image"),
+        # issue 25.4: say why the board was not found
+        (["calibrate", "table", "blurred.png", "--calibration", "x.json"], "too blurred (motion or focus)"),
+        (
+            ["calibrate", "table", "board57.png", "--calibration", "x.json"],
+            "the board in view has 5 x 7 squares but the board spec says 7 x 9 squares of 25 mm",
+        ),
         (["calibrate", "table", "missing.png"], "not found"),
         (
             ["calibrate", "intrinsics", "empty.png", "--calibration", "x.json"],
