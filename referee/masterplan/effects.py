@@ -314,7 +314,8 @@ class Effects(GameState):
         short = n - len(drawn)
         if short:
             options = self._table_draw_options()
-            if then_table is not None and options:  # RULINGS: "a draw may take a face-up ... card"
+            # deck and discard are both empty now, so anyone's draw may take from the table
+            if then_table is not None and options and self._may_take_from_table(p):
                 self._offer(then_table, "draw", options, optional=True, count=short)
             else:
                 self._emit("nothing_to_draw", {"player": p.name})
