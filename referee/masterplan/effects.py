@@ -202,18 +202,12 @@ class Effects(GameState):
         for sid, r in sorted(near.items()):
             if self.spaces[sid].kind != "space":
                 continue
-            if r.verdict is Verdict.LEGAL:
+            ruling = self._jump_ruling(r)
+            if ruling == "legal":
                 targets.append(sid)
-            elif self.settings.close_call_policy == "lenient":
-                targets.append(sid)
-            elif self.settings.close_call_policy == "ask":
+            elif ruling == "ask":
                 if sid not in decided:
-                    self.waiting = {
-                        "for": "confirm_measurement", "player": self.current, "from": centre, "to": sid,
-                        "gap_mm": round(r.gap_mm, 3), "sigma_gap_mm": round(r.sigma_gap_mm, 3),
-                        "_action": {"action": "blast", "task": t, "player": t["you"]},
-                    }  # fmt: skip
-                    self._emit("measurement_needed", self.public_waiting() or {})
+                    self._ask_measurement(centre, sid, r, {"action": "blast", "task": t, "player": t["you"]})
                     return
                 if decided[sid]:
                     targets.append(sid)
@@ -320,7 +314,8 @@ class Effects(GameState):
         short = n - len(drawn)
         if short:
             options = self._table_draw_options()
-            if then_table is not None and options:  # RULINGS: "a draw may take a face-up ... card"
+            # deck and discard are both empty now, so anyone's draw may take from the table
+            if then_table is not None and options and self._may_take_from_table(p):
                 self._offer(then_table, "draw", options, optional=True, count=short)
             else:
                 self._emit("nothing_to_draw", {"player": p.name})

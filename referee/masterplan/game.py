@@ -19,7 +19,7 @@ import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from geometry import CardOutline, Reach, Verdict, overlaps
+from geometry import CardOutline, Reach, overlaps
 from referee.masterplan.commands import (
     ChooseTarget,
     Command,
@@ -50,7 +50,6 @@ from referee.masterplan.state import (
     CARD_SIZE_TOLERANCE,
     CHOICES,
     MS_FYRE,
-    NASH,
     RULES_VERSION,
     Z_MASK,
     PlayerState,
@@ -207,25 +206,10 @@ class MasterPlanGame(Effects, Views):
             )
         here = p.position
         assert here is not None
-        dest = self._require_space(cmd.to)
-        if cmd.to == here:
-            raise RuleViolation("same_card", f"Your pawn is already on card {cmd.to}")
-        if kind == "free" and dest.kind == "trophy":
-            raise RuleViolation("free_move_into_trophy", "A free move can never enter the Trophy")
-        if not cmd.flip:
-            if not (self.powers and p.villain == NASH):
-                raise RuleViolation(
-                    "no_such_power", "Only Monster Nash (with villain powers) may move without flipping"
-                )
-            if dest.face_up:
-                raise RuleViolation(
-                    "already_face_up", f"Card {cmd.to} is face-up; there is nothing to leave unflipped"
-                )
-            if not self.spaces[here].face_up:
-                raise RuleViolation(
-                    "must_flip",
-                    "Monster Nash stands on a face-down space, so this move must flip its destination",
-                )
+        self._require_space(cmd.to)
+        refusal = self._move_refusal(p, kind, cmd.to, cmd.flip)
+        if refusal is not None:
+            raise refusal
         verdict, r = self._jump(here, cmd.to)
         action = {"action": "move", "kind": kind, "to": cmd.to, "flip": cmd.flip, "player": cmd.player}
 
@@ -344,7 +328,9 @@ class MasterPlanGame(Effects, Views):
                     "cannot_draw_from_table",
                     "Only the Plutonian Poacher, or anyone when deck and discard are both empty, takes a card from the table",
                 )
-            self._check_table_draw(cmd.space)
+            refusal = self._table_draw_refusal(self._require_space(cmd.space))
+            if refusal is not None:
+                raise refusal
 
         def change() -> None:
             for step in skipped:
@@ -631,7 +617,7 @@ class MasterPlanGame(Effects, Views):
     def _require_before_move(self, what: str) -> None:
         if self.step != "move":
             raise RuleViolation("wrong_step", f"You can {what} only in your Move step")
-        if self.turn["normal_move_used"] or self.turn["free_move_offered"]:
+        if not self._before_move():
             raise RuleViolation("wrong_step", f"You can {what} only before your move")
 
     def _require_hand_card(self, p: PlayerState, card: int | None) -> int | None:
@@ -669,23 +655,10 @@ class MasterPlanGame(Effects, Views):
     def _jump(self, a: str, b: str) -> tuple[str, Reach]:
         """'legal' or 'ask' for a jump from a to b; raise when the rules refuse it."""
         r = self.graph.reach(a, b)
-        reach = self.settings.reach_mm
-        if r.verdict is Verdict.LEGAL:
-            return "legal", r
-        if r.verdict is Verdict.ILLEGAL:
-            raise RuleViolation(
-                "out_of_reach", f"Card {b} is {r.gap_mm:.1f} mm away; a jump must be under {reach:.1f} mm"
-            )
-        policy = self.settings.close_call_policy
-        if policy == "lenient":
-            return "legal", r
-        if policy == "strict":
-            raise RuleViolation(
-                "too_close_to_call",
-                f"Card {b} is {r.gap_mm:.1f} mm (+/- {r.sigma_gap_mm:.1f}) away, too close to {reach:.1f} mm to call;"
-                " this table counts close calls as out of reach",
-            )
-        return "ask", r
+        refusal = self._jump_refusal(b, r)
+        if refusal is not None:
+            raise refusal
+        return self._jump_ruling(r), r
 
     def _check_outline(self, space_id: str, corners: Any, sigma_mm: Any, ignore: set[str]) -> CardOutline:
         try:
@@ -705,15 +678,6 @@ class MasterPlanGame(Effects, Views):
         if hits:
             raise RuleViolation("overlap", f"Cards may touch but never overlap: {hits[0].explain()}")
         return outline
-
-    def _check_table_draw(self, space: str) -> None:
-        s = self._require_space(space)
-        if s.kind != "space":
-            raise RuleViolation("not_a_space_card", "Starting cards and the Trophy are never drawn")
-        if not s.face_up:
-            raise RuleViolation("face_down", f"Card {space} is face-down; only face-up spaces can be taken")
-        if any(p.position == space for p in self.players.values()):
-            raise RuleViolation("occupied", f"A pawn stands on {space}; only unoccupied spaces can be taken")
 
     def _next_free_id(self) -> str:
         n = self.next_space_no

@@ -8,6 +8,7 @@ from typing import Any
 
 from geometry import CardOutline, Reach, ReachGraph, Verdict
 from referee.masterplan.config import ConfigError, MasterPlanConfig
+from referee.masterplan.errors import RuleViolation
 from referee.masterplan.events import Event
 
 Z_MASK, BADMAHN, MYSTERIOUS_M = "Z-Mask", "Dr. Badmahn", "Mysterious M"
@@ -24,6 +25,9 @@ PUBLIC_WAITING_KEYS = (
 # Waits that only the player they name may answer (on anyone's turn); reports from the table
 # (identities, positions, measurements) may come from any seat or the camera.
 CHOICES = ("choose_target", "extra_move")
+# How each close-call policy rules a jump too close to call (RULINGS): measured by hand, allowed,
+# or counted as out of reach.
+CLOSE_CALL_RULINGS = {"ask": "ask", "lenient": "legal", "strict": "too_close_to_call"}
 
 
 @dataclass
@@ -139,10 +143,61 @@ class GameState:
             return "free"
         return None if self.turn["normal_move_used"] else "normal"
 
-    def _policy_allows(self, r: Reach) -> bool:
-        return r.verdict is Verdict.LEGAL or (
-            r.verdict is Verdict.TOO_CLOSE_TO_CALL and self.settings.close_call_policy != "strict"
+    def _before_move(self) -> bool:
+        """In the Move step, before the move (Z-Mask's minion and Ms. Fyre's play come then)."""
+        return (
+            self.step == "move" and not self.turn["normal_move_used"] and not self.turn["free_move_offered"]
         )
+
+    def _jump_ruling(self, r: Reach) -> str:
+        """How this table rules a jump (a pawn's, the minion's, a Bomb's blast): "legal", "ask"
+        (a close call the players measure by hand), "out_of_reach" or "too_close_to_call"."""
+        if r.verdict is Verdict.LEGAL:
+            return "legal"
+        if r.verdict is Verdict.ILLEGAL:
+            return "out_of_reach"
+        return CLOSE_CALL_RULINGS[self.settings.close_call_policy]
+
+    def _jump_refusal(self, to: str, r: Reach) -> RuleViolation | None:
+        """Why the rules refuse a jump onto `to` (None: allowed, perhaps after a measurement)."""
+        ruling = self._jump_ruling(r)
+        reach = self.settings.reach_mm
+        if ruling == "out_of_reach":
+            return RuleViolation(
+                "out_of_reach", f"Card {to} is {r.gap_mm:.1f} mm away; a jump must be under {reach:.1f} mm"
+            )
+        if ruling == "too_close_to_call":
+            return RuleViolation(
+                "too_close_to_call",
+                f"Card {to} is {r.gap_mm:.1f} mm (+/- {r.sigma_gap_mm:.1f}) away, too close to {reach:.1f} mm to call;"
+                " this table counts close calls as out of reach",
+            )
+        return None
+
+    def _move_refusal(self, p: PlayerState, kind: str, to: str, flip: bool) -> RuleViolation | None:
+        """Why the rules refuse moving `p`'s pawn onto card `to` by a move of `kind` (normal, free,
+        extra), reach aside (`_jump_refusal`); None when they allow it."""
+        dest = self.spaces[to]
+        if to == p.position:
+            return RuleViolation("same_card", f"Your pawn is already on card {to}")
+        if kind == "free" and dest.kind == "trophy":
+            return RuleViolation("free_move_into_trophy", "A free move can never enter the Trophy")
+        if flip:
+            return None
+        if not (self.powers and p.villain == NASH):
+            return RuleViolation(
+                "no_such_power", "Only Monster Nash (with villain powers) may move without flipping"
+            )
+        if dest.face_up:
+            return RuleViolation(
+                "already_face_up", f"Card {to} is face-up; there is nothing to leave unflipped"
+            )
+        if p.position is None or not self.spaces[p.position].face_up:
+            return RuleViolation(
+                "must_flip",
+                "Monster Nash stands on a face-down space, so this move must flip its destination",
+            )
+        return None
 
     def possible_names(self) -> list[str]:
         up: dict[str, int] = {}
@@ -154,9 +209,19 @@ class GameState:
     def _face_down_spaces(self) -> list[str]:
         return [s.id for s in self.spaces.values() if s.kind == "space" and not s.face_up]
 
+    def _table_draw_refusal(self, s: Space) -> RuleViolation | None:
+        """Why a draw may not take card `s` from the table (None: it may, if the drawer may take
+        from the table at all: `_may_take_from_table`)."""
+        if s.kind != "space":
+            return RuleViolation("not_a_space_card", "Starting cards and the Trophy are never drawn")
+        if not s.face_up:
+            return RuleViolation("face_down", f"Card {s.id} is face-down; only face-up spaces can be taken")
+        if any(p.position == s.id for p in self.players.values()):
+            return RuleViolation("occupied", f"A pawn stands on {s.id}; only unoccupied spaces can be taken")
+        return None
+
     def _table_draw_options(self) -> list[str]:
-        taken = {p.position for p in self.players.values()}
-        return [s.id for s in self.spaces.values() if s.kind == "space" and s.face_up and s.id not in taken]
+        return [s.id for s in self.spaces.values() if self._table_draw_refusal(s) is None]
 
     def _may_take_from_table(self, p: PlayerState) -> bool:
         """Whether a draw of `p` may take face-up, unoccupied Space cards from the table instead:

@@ -6,7 +6,6 @@ import itertools
 import json
 from typing import Any
 
-from geometry import Verdict
 from referee.masterplan.commands import (
     ChooseTarget,
     Command,
@@ -20,7 +19,7 @@ from referee.masterplan.commands import (
     SendMinion,
     SkipStep,
 )
-from referee.masterplan.state import MS_FYRE, NASH, Z_MASK, GameState, corners_list
+from referee.masterplan.state import MS_FYRE, Z_MASK, GameState, corners_list
 
 
 class Views(GameState):
@@ -34,11 +33,8 @@ class Views(GameState):
         out = []
         for to, r in sorted(self.graph.neighbours(p.position).items()):
             dest = self.spaces[to]
-            reason = None
-            if kind == "free" and dest.kind == "trophy":
-                reason = "A free move can never enter the Trophy"
-            elif r.verdict is Verdict.TOO_CLOSE_TO_CALL and self.settings.close_call_policy == "strict":
-                reason = "too close to call, and close calls count as illegal at this table"
+            # the very checks a Move command meets (so nothing listed as allowed is refused)
+            refusal = self._move_refusal(p, kind, to, flip=True) or self._jump_refusal(to, r)
             out.append(
                 {
                     "to": to,
@@ -46,13 +42,11 @@ class Views(GameState):
                     "gap_mm": round(r.gap_mm, 3),
                     "sigma_gap_mm": round(r.sigma_gap_mm, 3),
                     "verdict": r.verdict.value,
-                    "allowed": reason is None,
-                    "needs_measurement": reason is None
-                    and r.verdict is Verdict.TOO_CLOSE_TO_CALL
-                    and self.settings.close_call_policy == "ask",
+                    "allowed": refusal is None,
+                    "needs_measurement": refusal is None and self._jump_ruling(r) == "ask",
                     "flips": not dest.face_up,
                     "wins": dest.kind == "trophy",
-                    "reason": reason,
+                    "reason": None if refusal is None else refusal.message,
                 }
             )
         return out
@@ -93,10 +87,10 @@ class Views(GameState):
             return out
         if self.step == "move":
             out += self._move_commands(player)
-            if self.powers and not self.turn["normal_move_used"] and not self.turn["free_move_offered"]:
+            if self.powers and self._before_move():
                 if p.villain == Z_MASK and not self.turn["minion_used"]:
                     for to, r in sorted(self.graph.neighbours(p.position).items()):  # type: ignore[arg-type]
-                        if not self.spaces[to].face_up and self._policy_allows(r):
+                        if not self.spaces[to].face_up and self._jump_refusal(to, r) is None:
                             out.append(SendMinion(player, to))
                 if p.villain == MS_FYRE and p.hand:
                     cards = sorted(set(p.hand)) if self.digital else [None]
@@ -220,11 +214,9 @@ class Views(GameState):
     def _move_commands(self, player: str) -> list[Command]:
         out: list[Command] = []
         p = self.players[player]
-        here = self.spaces[p.position] if p.position else None
-        nash = self.powers and p.villain == NASH and here is not None and here.face_up
         for m in self.legal_moves(player):
             if m["allowed"]:
                 out.append(Move(player, m["to"]))
-                if nash and m["flips"]:
+                if self._move_refusal(p, m["kind"], m["to"], flip=False) is None:
                     out.append(Move(player, m["to"], flip=False))
         return out
