@@ -22,6 +22,10 @@ MODELS = Path(__file__).resolve().parent / "models"
 # their model card records it (`input_long_side`); this is what new training runs use.
 MAP_LONG_SIDE = 640
 STRIDE = 32  # the network's input sides must be multiples of this
+# The smallest card the map is made to find: its short side 1/40 of the frame's long side (16 px
+# where the network reads the frame, 8 map px: room for an interior between two boundary bands).
+# A referee's 1080p camera over a 1.2 m table sees a playing card about 100 px across (1/19).
+SMALLEST_CARD = 1 / 40
 # How far (map px) a card's core grows back over the boundary band it lost: the band is two
 # pixels wide, and a blurred one a little wider.
 GROWTH_STEPS = 4
