@@ -19,6 +19,7 @@ from referee.masterplan.state import (
     corners_list,
     fresh_turn,
 )
+from referee.masterplan.steps import MOVE, PEEK, STEPS, first_step
 
 
 class Effects(GameState):
@@ -127,7 +128,7 @@ class Effects(GameState):
                 self.turn["free_move_offered"] = True
                 self._emit("free_move_offered", {"player": self.current})
             elif kind in ("normal", "free", "play"):
-                self._enter_step("add")
+                self._enter_step(STEPS[MOVE].then)  # type: ignore[arg-type]
             # the minion leaves Z-Mask in his Move step
         elif do == "destroy_this":
             s = self.spaces.get(t["space"] or "")
@@ -347,7 +348,7 @@ class Effects(GameState):
         p.turns_taken += 1
         self._emit("turn_ended", {"player": p.name})
         if self.powers and p.villain == MYSTERIOUS_M and not p.eliminated and self._face_down_spaces():
-            self._enter_step("peek")
+            self._enter_step(PEEK)
             return
         self._start_next_turn()
 
@@ -365,5 +366,5 @@ class Effects(GameState):
         self.tasks.clear()
         if self.deck_ran_out and not self.sudden_death:  # it ran out during a fall's draw
             self._begin_sudden_death()
-        self.step = "move" if self.players[nxt].turns_taken > 0 else "add"
+        self.step = first_step(self.players[nxt].turns_taken)
         self._emit("turn_started", {"player": nxt, "step": self.step, "turn": self.turn_number})

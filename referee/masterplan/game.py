@@ -56,6 +56,7 @@ from referee.masterplan.state import (
     Space,
     corners_list,
 )
+from referee.masterplan.steps import ADD, MOVE, OUT_OF_STEP, STEPS, ended_by_draw, first_step, refusal_text
 from referee.masterplan.views import Views
 
 
@@ -104,7 +105,7 @@ class MasterPlanGame(Effects, Views):
             game._draw_cards(game.players[p], 4)
         game.current = game.order[0]
         game.turn_number = 1
-        game.step = "add"  # the first complete round has no Move step
+        game.step = first_step(0)
         game._emit("turn_started", {"player": game.current, "step": game.step, "turn": game.turn_number})
         events, game._out = game._out, []
         return game, events
@@ -197,13 +198,11 @@ class MasterPlanGame(Effects, Views):
                 raise self._waiting_error()
             if self.turn["normal_move_used"] or self.turn["card_played"]:
                 raise RuleViolation("wrong_step", "You have already moved this turn")
-            if self.step == "add" and p.turns_taken == 0:
+            if self.step == ADD and p.turns_taken == 0:
                 raise RuleViolation(
                     "first_round", "Nobody moves during the first complete round; place cards or skip"
                 )
-            raise RuleViolation(
-                "wrong_step", f"You are in the {self.step.capitalize()} step; moves come first"
-            )
+            raise RuleViolation("wrong_step", OUT_OF_STEP["move"].format(step=self.step.capitalize()))
         here = p.position
         assert here is not None
         self._require_space(cmd.to)
@@ -237,31 +236,27 @@ class MasterPlanGame(Effects, Views):
             return decline
         p = self._require_actor(cmd.player)
         self._require_no_waiting()
+        self._require_step(cmd.type)
         step = self.step
-
-        def change() -> None:
-            if step in ("move", "add"):
-                self._skip_step(p, step)
-                return
-            self._emit("step_skipped", {"player": p.name, "step": step})
-            if step == "draw":
-                self.turn["ends"] = True
-            else:
-                self._start_next_turn()
-
-        return change
+        return lambda: self._skip_step(p, step)
 
     def _skip_step(self, p: PlayerState, step: str) -> None:
-        """End the Move or Add step early: the next step begins."""
+        """End `step` early; what follows is the steps table's (STEPS)."""
         self._emit("step_skipped", {"player": p.name, "step": step})
-        if step == "move":
-            self.turn["free_move_offered"] = False
-        self._enter_step("add" if step == "move" else "draw")
+        if step == MOVE:
+            self.turn["free_move_offered"] = False  # a declined free move
+        then = STEPS[step].then
+        if then is not None:
+            self._enter_step(then)
+        elif STEPS[step].after_turn:
+            self._start_next_turn()
+        else:
+            self.turn["ends"] = True
 
     def _cmd_place_card(self, cmd: PlaceCard) -> Callable[[], None]:
         p = self._require_actor(cmd.player)
         self._require_no_waiting()
-        self._require_step("add", "cards are placed in the Add step")
+        self._require_step(cmd.type)
         card = self._require_hand_card(p, cmd.card)
         if cmd.space is not None:
             if cmd.space in self.used_ids:
@@ -315,13 +310,8 @@ class MasterPlanGame(Effects, Views):
     def _cmd_draw(self, cmd: Draw) -> Callable[[], None]:
         p = self._require_actor(cmd.player)
         self._require_no_waiting()
-        # Move and Add may always be ended early (RULINGS: each step may be skipped), so a draw
-        # during them ends them first, as a player expects: no separate skip_step needed.
-        skipped = {"move": ["move", "add"], "add": ["add"], "draw": []}.get(self.step)
-        if skipped is None:
-            raise RuleViolation(
-                "wrong_step", f"You are in the {self.step.capitalize()} step; your draw is over"
-            )
+        self._require_step(cmd.type)
+        skipped = ended_by_draw(self.step)
         if cmd.space is not None:
             if not self._may_take_from_table(p):
                 raise RuleViolation(
@@ -496,6 +486,7 @@ class MasterPlanGame(Effects, Views):
         p = self._require_actor(cmd.player)
         self._require_power(p, Z_MASK)
         self._require_no_waiting()
+        self._require_step(cmd.type)
         self._require_before_move("send the minion")
         if self.turn["minion_used"]:
             raise RuleViolation("power_used", "Z-Mask's minion goes out once per turn")
@@ -520,6 +511,7 @@ class MasterPlanGame(Effects, Views):
         p = self._require_actor(cmd.player)
         self._require_power(p, MS_FYRE)
         self._require_no_waiting()
+        self._require_step(cmd.type)
         self._require_before_move("play a card instead of moving")
         card = self._require_hand_card(p, cmd.card)
 
@@ -542,7 +534,7 @@ class MasterPlanGame(Effects, Views):
     def _cmd_peek(self, cmd: Peek) -> Callable[[], None]:
         p = self._require_actor(cmd.player)
         self._require_no_waiting()
-        self._require_step("peek", "Mysterious M peeks at the end of his turn")
+        self._require_step(cmd.type)
         s = self._require_space(cmd.space)
         if s.kind != "space" or s.face_up:
             raise RuleViolation("not_face_down", f"Card {cmd.space} is not a face-down Space card")
@@ -604,9 +596,11 @@ class MasterPlanGame(Effects, Views):
             self._require_reporter(player)
         return w
 
-    def _require_step(self, step: str, why: str) -> None:
-        if self.step != step:
-            raise RuleViolation("wrong_step", f"You are in the {self.step.capitalize()} step; {why}")
+    def _require_step(self, command_type: str) -> None:
+        """Refuse a command the current step does not allow (the steps table, STEPS)."""
+        why = refusal_text(command_type, self.step)
+        if why is not None:
+            raise RuleViolation("wrong_step", why)
 
     def _require_power(self, p: PlayerState, villain: str) -> None:
         if not self.powers or p.villain != villain:
@@ -615,8 +609,6 @@ class MasterPlanGame(Effects, Views):
             )
 
     def _require_before_move(self, what: str) -> None:
-        if self.step != "move":
-            raise RuleViolation("wrong_step", f"You can {what} only in your Move step")
         if not self._before_move():
             raise RuleViolation("wrong_step", f"You can {what} only before your move")
 

@@ -10,6 +10,7 @@ from geometry import CardOutline, Reach, ReachGraph, Verdict
 from referee.masterplan.config import ConfigError, MasterPlanConfig
 from referee.masterplan.errors import RuleViolation
 from referee.masterplan.events import Event
+from referee.masterplan.steps import ADD, MOVE
 
 Z_MASK, BADMAHN, MYSTERIOUS_M = "Z-Mask", "Dr. Badmahn", "Mysterious M"
 MS_FYRE, POACHER, NASH = "Ms. Fyre", "Plutonian Poacher", "Monster Nash"
@@ -105,7 +106,7 @@ class GameState:
         self.deck_ran_out = False
         self.sudden_death = False
         self.current = ""
-        self.step = "add"
+        self.step = ADD
         self.turn: dict[str, Any] = fresh_turn()
         self.turn_number = 0
         self.tasks: list[dict[str, Any]] = []
@@ -137,7 +138,7 @@ class GameState:
             return None
         if self.waiting is not None:
             return "extra" if self.waiting["for"] == "extra_move" else None
-        if self.step != "move":
+        if self.step != MOVE:
             return None
         if self.turn["free_move_offered"]:
             return "free"
@@ -146,7 +147,7 @@ class GameState:
     def _before_move(self) -> bool:
         """In the Move step, before the move (Z-Mask's minion and Ms. Fyre's play come then)."""
         return (
-            self.step == "move" and not self.turn["normal_move_used"] and not self.turn["free_move_offered"]
+            self.step == MOVE and not self.turn["normal_move_used"] and not self.turn["free_move_offered"]
         )
 
     def _jump_ruling(self, r: Reach) -> str:

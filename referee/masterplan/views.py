@@ -19,7 +19,8 @@ from referee.masterplan.commands import (
     SendMinion,
     SkipStep,
 )
-from referee.masterplan.state import MS_FYRE, Z_MASK, GameState, corners_list
+from referee.masterplan.state import MS_FYRE, Z_MASK, GameState, PlayerState, corners_list
+from referee.masterplan.steps import STEPS
 
 
 class Views(GameState):
@@ -62,7 +63,7 @@ class Views(GameState):
         if w is not None:
             kind = w["for"]
             if kind == "extra_move":
-                out += self._move_commands(player)
+                out += self._move_commands(p)
                 out.append(SkipStep(player))
             elif kind == "choose_target":
                 opts, effect = w["options"], w["effect"]
@@ -85,29 +86,38 @@ class Views(GameState):
             elif kind == "confirm_measurement":
                 out += [ConfirmMeasurement(player, True), ConfirmMeasurement(player, False)]
             return out
-        if self.step == "move":
-            out += self._move_commands(player)
-            if self.powers and self._before_move():
-                if p.villain == Z_MASK and not self.turn["minion_used"]:
-                    for to, r in sorted(self.graph.neighbours(p.position).items()):  # type: ignore[arg-type]
-                        if not self.spaces[to].face_up and self._jump_refusal(to, r) is None:
-                            out.append(SendMinion(player, to))
-                if p.villain == MS_FYRE and p.hand:
-                    cards = sorted(set(p.hand)) if self.digital else [None]
-                    out += [PlayCard(player, c) for c in cards]  # type: ignore[arg-type]
-            out.append(SkipStep(player))
-        elif self.step == "add":
-            out.append(SkipStep(player))
-            out.append(Draw(player))  # ends the Add step and the turn in one command
-        elif self.step == "draw":
-            out.append(Draw(player))
-            if self._may_take_from_table(p):
-                out += [Draw(player, s) for s in self._table_draw_options()]
-            out.append(SkipStep(player))
-        elif self.step == "peek":
-            out += [Peek(player, s) for s in self._face_down_spaces()]
-            out.append(SkipStep(player))
+        offers = {
+            "move": self._move_commands,
+            "send_minion": self._minion_commands,
+            "play_card": self._play_commands,
+            "skip_step": lambda p: [SkipStep(p.name)],
+            "draw": lambda p: [Draw(p.name)],  # in the Add step too: it ends Add and the turn
+            "draw_from_table": self._table_draw_commands,
+            "peek": lambda p: [Peek(p.name, s) for s in self._face_down_spaces()],
+        }
+        for offer in STEPS[self.step].offers:
+            out += offers[offer](p)
         return out
+
+    def _minion_commands(self, p: PlayerState) -> list[Command]:
+        if not (self.powers and self._before_move() and p.villain == Z_MASK) or self.turn["minion_used"]:
+            return []
+        return [
+            SendMinion(p.name, to)
+            for to, r in sorted(self.graph.neighbours(p.position).items())  # type: ignore[arg-type]
+            if not self.spaces[to].face_up and self._jump_refusal(to, r) is None
+        ]
+
+    def _play_commands(self, p: PlayerState) -> list[Command]:
+        if not (self.powers and self._before_move() and p.villain == MS_FYRE and p.hand):
+            return []
+        cards = sorted(set(p.hand)) if self.digital else [None]
+        return [PlayCard(p.name, c) for c in cards]  # type: ignore[arg-type]
+
+    def _table_draw_commands(self, p: PlayerState) -> list[Command]:
+        if not self._may_take_from_table(p):
+            return []
+        return [Draw(p.name, s) for s in self._table_draw_options()]
 
     def public_view(self) -> dict[str, Any]:
         """What anyone may see: no face-down identity, no hand, no deck order, no peek."""
@@ -211,12 +221,11 @@ class Views(GameState):
             "game_over_reason": self.game_over_reason,
         }
 
-    def _move_commands(self, player: str) -> list[Command]:
+    def _move_commands(self, p: PlayerState) -> list[Command]:
         out: list[Command] = []
-        p = self.players[player]
-        for m in self.legal_moves(player):
+        for m in self.legal_moves(p.name):
             if m["allowed"]:
-                out.append(Move(player, m["to"]))
+                out.append(Move(p.name, m["to"]))
                 if self._move_refusal(p, m["kind"], m["to"], flip=False) is None:
-                    out.append(Move(player, m["to"], flip=False))
+                    out.append(Move(p.name, m["to"], flip=False))
         return out
