@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-import json
+from collections.abc import Callable
 from typing import Any
 
 from referee.masterplan.commands import (
@@ -21,6 +21,8 @@ from referee.masterplan.commands import (
 )
 from referee.masterplan.state import MS_FYRE, Z_MASK, GameState, PlayerState, corners_list
 from referee.masterplan.steps import STEPS
+from referee.masterplan.tasks import plain
+from referee.masterplan.waits import CardName, ExtraMove, Measurement, NewPositions, TargetChoice
 
 
 class Views(GameState):
@@ -58,34 +60,17 @@ class Views(GameState):
         if self.game_over or player != self._awaited():
             return []
         p = self.players[player]
-        w = self.waiting
         out: list[Command] = []
+        w = self.waiting
         if w is not None:
-            kind = w["for"]
-            if kind == "extra_move":
-                out += self._move_commands(p)
-                out.append(SkipStep(player))
-            elif kind == "choose_target":
-                opts, effect = w["options"], w["effect"]
-                if effect == "swap_two":
-                    out += [ChooseTarget(player, pair) for pair in itertools.combinations(opts, 2)]
-                elif effect == "draw":
-                    for k in range(1, min(w["count"], len(opts)) + 1):
-                        out += [ChooseTarget(player, c) for c in itertools.combinations(opts, k)]
-                else:
-                    out += [ChooseTarget(player, (o,)) for o in opts]
-                if w["optional"]:
-                    out.append(SkipStep(player))
-            elif kind == "report_positions" and w["effect"] == "swap_two":
-                a, b = w["spaces"]
-                ca, cb = corners_list(self.graph.card(a)), corners_list(self.graph.card(b))
-                out.append(ReportPositions(player, ((a, tuple(map(tuple, cb))), (b, tuple(map(tuple, ca))))))
-            elif kind == "report_identity":
-                for name in self.possible_names():
-                    out.append(ReportIdentity(player, name, w["space"]))
-            elif kind == "confirm_measurement":
-                out += [ConfirmMeasurement(player, True), ConfirmMeasurement(player, False)]
-            return out
+            answers: dict[type, Callable[[Any], list[Command]]] = {
+                ExtraMove: lambda w: [*self._move_commands(p), SkipStep(player)],
+                TargetChoice: lambda w: self._choice_commands(player, w),
+                NewPositions: lambda w: self._swap_commands(player, w),
+                CardName: lambda w: [ReportIdentity(player, n, w.space) for n in self.possible_names()],
+                Measurement: lambda w: [ConfirmMeasurement(player, True), ConfirmMeasurement(player, False)],
+            }
+            return answers[type(w)](w)
         offers = {
             "move": self._move_commands,
             "send_minion": self._minion_commands,
@@ -99,8 +84,31 @@ class Views(GameState):
             out += offers[offer](p)
         return out
 
+    def _choice_commands(self, player: str, w: TargetChoice) -> list[Command]:
+        opts = w.options
+        out: list[Command] = []
+        if w.effect == "swap_two":
+            out += [ChooseTarget(player, pair) for pair in itertools.combinations(opts, 2)]
+        elif w.effect == "draw":
+            for k in range(1, min(w.count, len(opts)) + 1):
+                out += [ChooseTarget(player, c) for c in itertools.combinations(opts, k)]
+        else:
+            out += [ChooseTarget(player, (o,)) for o in opts]
+        if w.optional:
+            out.append(SkipStep(player))
+        return out
+
+    def _swap_commands(self, player: str, w: NewPositions) -> list[Command]:
+        """A Switch's new corners (each card where the other lay); a Control Panel's new place is
+        continuous, so it is never listed."""
+        if w.effect != "swap_two":
+            return []
+        a, b = w.spaces
+        ca, cb = corners_list(self.graph.card(a)), corners_list(self.graph.card(b))
+        return [ReportPositions(player, ((a, tuple(map(tuple, cb))), (b, tuple(map(tuple, ca)))))]
+
     def _minion_commands(self, p: PlayerState) -> list[Command]:
-        if not (self.powers and self._before_move() and p.villain == Z_MASK) or self.turn["minion_used"]:
+        if not (self.powers and self._before_move() and p.villain == Z_MASK) or self.turn.minion_used:
             return []
         return [
             SendMinion(p.name, to)
@@ -136,7 +144,7 @@ class Views(GameState):
             "current": self.current,
             "step": self.step,
             "waiting": self.public_waiting(),
-            "turn_state": {k: v for k, v in self.turn.items() if k != "ends"},
+            "turn_state": {k: v for k, v in self.turn.to_dict().items() if k != "ends"},
             "deck_size": len(self.deck),
             "discard_size": len(self.discard),
             "sudden_death": self.sudden_death,
@@ -212,10 +220,10 @@ class Views(GameState):
             "sudden_death": self.sudden_death,
             "current": self.current,
             "step": self.step,
-            "turn": dict(self.turn),
+            "turn": self.turn.to_dict(),
             "turn_number": self.turn_number,
-            "tasks": json.loads(json.dumps(self.tasks)),
-            "waiting": json.loads(json.dumps(self.waiting)),
+            "tasks": plain(self.tasks),
+            "waiting": plain(self.waiting),
             "winner": self.winner,
             "game_over": self.game_over,
             "game_over_reason": self.game_over_reason,
