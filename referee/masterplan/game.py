@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from geometry import CardOutline, Reach, overlaps
+from referee.events import Event, as_event
 from referee.masterplan.commands import (
     ChooseTarget,
     Command,
@@ -44,7 +45,6 @@ from referee.masterplan.config import (
 )
 from referee.masterplan.effects import Effects
 from referee.masterplan.errors import ReplayMismatch, RuleViolation
-from referee.masterplan.events import Event, as_event
 from referee.masterplan.state import (
     BADMAHN,
     CARD_SIZE_TOLERANCE,

@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from geometry import CardOutline, Reach, ReachGraph, Verdict
+from referee.events import Event
 from referee.masterplan.config import ConfigError, MasterPlanConfig
 from referee.masterplan.errors import RuleViolation
-from referee.masterplan.events import Event
 from referee.masterplan.steps import ADD, MOVE
 from referee.masterplan.tasks import Task
 from referee.masterplan.waits import ExtraMove, Wait
