@@ -13,18 +13,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from vision.pawns import PAWN_COLORS  # the bundled pawns' colours: the renderer paints them
+
 CARD_SIZE_MM = (63.0, 88.0)
 
-PAWN_COLORS = {
-    "red": (40, 40, 210),
-    "blue": (200, 90, 30),
-    "yellow": (30, 210, 235),
-    "green": (60, 170, 40),
-    "purple": (160, 50, 130),
-    "orange": (20, 120, 245),
-    "white": (235, 235, 235),
-    "black": (35, 35, 35),
-}
 
 
 def _rot(angle_deg: float) -> np.ndarray:
