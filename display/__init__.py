@@ -1,4 +1,4 @@
-"""Displays (DESIGN.md): pictures of the game drawn from the referee's messages, and the clients
+"""Displays (docs/architecture.md, "Layers"): pictures of the game drawn from the referee's messages, and the clients
 that follow a running referee and show them.
 
 Pure pictures (BGR numpy images; the same input always gives the same picture):

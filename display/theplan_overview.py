@@ -60,7 +60,7 @@ def draw_plan_line(
 
 
 def passing_direction(round_number: int) -> str:
-    """RULINGS: Plans pass to the left in odd rounds and to the right in even ones."""
+    """docs/rules-theplan.md, "A turn": Plans pass to the left in odd rounds and to the right in even ones."""
     return "left" if round_number % 2 == 1 else "right"
 
 

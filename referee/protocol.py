@@ -1,4 +1,4 @@
-"""The wire protocol (DESIGN.md "Wire protocol"), version 1: what a message may hold and how a
+"""The wire protocol (docs/architecture.md, "Wire protocol"), version 1: what a message may hold and how a
 bad one is answered. Shared by the service, the clients and the displays; no sockets here.
 
 Requests (DEALER -> ROUTER), one JSON object per message:

@@ -399,7 +399,7 @@ def test_too_close_to_call_lenient_allows_and_strict_denies():
 def test_a_fall_draw_that_empties_deck_and_discard_takes_face_up_table_cards():
     # Deck empty, discard empty, every other card in cat's hand. ann falls through a Trapdoor
     # with an empty hand: the Trapdoor (discarded) is her one card from the reshuffled pile; the
-    # other three may come from the face-up, unoccupied table cards (RULINGS).
+    # other three may come from the face-up, unoccupied table cards (docs/rules-masterplan.md, "Draw").
     game = build(
         spaces={"S1": ("Trapdoor", NEAR_ANN, False), "S2": ("Bomb", (600.0, 300.0), True),
                 "S3": ("Switch", (700.0, 300.0), True)},

@@ -1,4 +1,4 @@
-"""Master Plan: the pure rules engine (RULINGS.md, Master Plan part).
+"""Master Plan: the pure rules engine (docs/rules-masterplan.md).
 
 game, events = MasterPlanGame.setup(config, seed)
 events = game.apply(Move("alice", to="S3"))      # raises RuleViolation, state unchanged

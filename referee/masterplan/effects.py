@@ -96,7 +96,7 @@ class Effects(GameState):
         while not self.game_over and self.waiting is None:
             if self.turn.ends:
                 # The rest of the turn is cut off, but effects already set off still resolve
-                # (RULINGS: Nash's face-down Bomb goes off even if its setter fell).
+                # (docs/rules-masterplan.md, "Villain powers": Nash's face-down Bomb goes off even if its setter fell).
                 self.tasks[:] = [t for t in self.tasks if t.set_off]
                 if not self.tasks:
                     self._end_turn()
@@ -321,7 +321,7 @@ class Effects(GameState):
 
     def _deck_ran_out(self, fall: bool) -> None:
         # Rulebook: "As soon as the Space Deck runs out for the first time, Sudden Death begins",
-        # mid-turn too (RULINGS.md is being corrected to match), save that "If Sudden Death
+        # mid-turn too (docs/rules-masterplan.md, "Sudden Death"), save that "If Sudden Death
         # triggers because a player falls and is drawing cards, he is still in the game - Sudden
         # Death does not apply until the next turn begins" (_start_next_turn).
         self.deck_ran_out = True

@@ -1,4 +1,4 @@
-"""The Master Plan rules engine: state + command -> events (RULINGS.md, Master Plan part).
+"""The Master Plan rules engine: state + command -> events (docs/rules-masterplan.md).
 
 Pure: no I/O, no clock, no global random. Every random choice (seat order of the default
 layout, shuffles of the digital deck) comes from `random.Random(seed)` held in the state, and the
@@ -91,7 +91,7 @@ class MasterPlanGame(Effects, Views):
             config = MasterPlanConfig.from_dict(config)
         game = cls(config, seed)
         starts, trophy = layout_from_config(config, game.rng)
-        # RULINGS: rightmost starting card (largest x) first, then leftward.
+        # docs/rules-masterplan.md, "Setup and turn order": rightmost starting card (largest x) first, then leftward.
         game.order = sorted(starts, key=lambda p: -starts[p].center_mm[0])
         for p in game.order:
             game._add_space(Space(start_id(p), "start", True, owner=p), starts[p])
@@ -519,7 +519,7 @@ class MasterPlanGame(Effects, Views):
             self.turn.card_played = True
             self.turn.normal_move_used = True  # the play replaces her entire move
             p.hand.remove(card)
-            self.discard.append(card)  # RULINGS: discarded; its effect is independent of the card
+            self.discard.append(card)  # docs/rules-masterplan.md, "Villain powers": discarded; its effect is independent of the card
             self.tasks.insert(0, AfterMove("play"))
             if card is None:
                 self._emit("card_played", {"player": p.name, "name": None})

@@ -20,7 +20,7 @@ RULES_VERSION = 2  # bump when a rule change would make old event logs replay di
 # A placed card may differ this much (relative) from the nominal card size: camera noise and
 # sleeves, but not a coaster or a card lying on its edge.
 CARD_SIZE_TOLERANCE = 0.25
-# How each close-call policy rules a jump too close to call (RULINGS): measured by hand, allowed,
+# How each close-call policy rules a jump too close to call (docs/rules-masterplan.md, "Too close to call"): measured by hand, allowed,
 # or counted as out of reach.
 CLOSE_CALL_RULINGS = {"ask": "ask", "lenient": "legal", "strict": "too_close_to_call"}
 
@@ -223,7 +223,7 @@ class GameState:
     def _may_take_from_table(self, p: PlayerState) -> bool:
         """Whether a draw of `p` may take face-up, unoccupied Space cards from the table instead:
         the Plutonian Poacher "when he would draw" (any draw, his fall's included), and anyone
-        once deck and discard are both empty (RULINGS)."""
+        once deck and discard are both empty (docs/rules-masterplan.md, "Draw")."""
         return (self.powers and p.villain == POACHER) or (not self.deck and not self.discard)
 
     def _destructible(self, exclude_nash: bool = False) -> list[str]:

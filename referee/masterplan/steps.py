@@ -1,8 +1,8 @@
 """A turn's steps, declared as data (as boardgame.io declares its phases).
 
-A turn is Move, Add, Draw, always in that order, each of which may be ended early (RULINGS:
-each step may be skipped); Mysterious M's Peek comes after his turn has ended. Each step says
-which commands the current player may send in it, which of them `legal_commands` lists (and in
+A turn is Move, Add, Draw, always in that order, each of which may be ended early
+(docs/rules-masterplan.md, "A turn"); Mysterious M's Peek comes after his turn has ended. Each
+step says which commands the current player may send in it, which of them `legal_commands` lists (and in
 what order: the random agent picks from that list, so the order is part of recorded games), and
 what follows when it ends. The engine's checks, `legal_commands` and the skip and draw commands
 all read this table, so a step's rules are changed here and nowhere else.
