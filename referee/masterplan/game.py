@@ -488,13 +488,9 @@ class MasterPlanGame(Effects, Views):
         self._require_no_waiting()
         self._require_step(cmd.type)
         self._require_before_move("send the minion")
-        if self.turn.minion_used:
-            raise RuleViolation("power_used", "Z-Mask's minion goes out once per turn")
-        dest = self._require_space(cmd.to)
-        if dest.face_up:
-            raise RuleViolation(
-                "already_face_up", f"The minion only flips face-down cards; {cmd.to} is face-up"
-            )
+        refusal = self._minion_refusal(p, cmd.to)
+        if refusal is not None:
+            raise refusal
         here = p.position
         assert here is not None
         verdict, r = self._jump(here, cmd.to)
@@ -605,10 +601,9 @@ class MasterPlanGame(Effects, Views):
             raise RuleViolation("wrong_step", why)
 
     def _require_power(self, p: PlayerState, villain: str) -> None:
-        if not self.powers or p.villain != villain:
-            raise RuleViolation(
-                "no_such_power", f"Only {villain}, in a game with villain powers, can do that"
-            )
+        refusal = self._power_refusal(p, villain)
+        if refusal is not None:
+            raise refusal
 
     def _require_before_move(self, what: str) -> None:
         if not self._before_move():

@@ -196,6 +196,25 @@ class GameState:
             )
         return None
 
+    def _power_refusal(self, p: PlayerState, villain: str) -> RuleViolation | None:
+        """Why `p` may not use `villain`'s power (None: he is that villain, and powers are on)."""
+        if not self.powers or p.villain != villain:
+            return RuleViolation("no_such_power", f"Only {villain}, in a game with villain powers, can do that")
+        return None
+
+    def _minion_refusal(self, p: PlayerState, to: str) -> RuleViolation | None:
+        """Why Z-Mask's minion may not go to card `to` this turn, once his power and the moment
+        (before his move) allow it; None when it may (perhaps after a measurement)."""
+        if self.turn.minion_used:
+            return RuleViolation("power_used", "Z-Mask's minion goes out once per turn")
+        dest = self.spaces.get(to)
+        if dest is None:
+            return RuleViolation("no_such_card", f"There is no card {to} on the table")
+        if dest.face_up:
+            return RuleViolation("already_face_up", f"The minion only flips face-down cards; {to} is face-up")
+        assert p.position is not None
+        return self._jump_refusal(to, self.graph.reach(p.position, to))
+
     def possible_names(self) -> list[str]:
         up: dict[str, int] = {}
         for s in self.spaces.values():

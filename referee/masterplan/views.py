@@ -108,16 +108,14 @@ class Views(GameState):
         return [ReportPositions(player, ((a, tuple(map(tuple, cb))), (b, tuple(map(tuple, ca)))))]
 
     def _minion_commands(self, p: PlayerState) -> list[Command]:
-        if not (self.powers and self._before_move() and p.villain == Z_MASK) or self.turn.minion_used:
+        # the very checks a SendMinion command meets; only cards within reach can pass them
+        if self._power_refusal(p, Z_MASK) is not None or not self._before_move():
             return []
-        return [
-            SendMinion(p.name, to)
-            for to, r in sorted(self.graph.neighbours(p.position).items())  # type: ignore[arg-type]
-            if not self.spaces[to].face_up and self._jump_refusal(to, r) is None
-        ]
+        near = sorted(self.graph.neighbours(p.position))  # type: ignore[arg-type]
+        return [SendMinion(p.name, to) for to in near if self._minion_refusal(p, to) is None]
 
     def _play_commands(self, p: PlayerState) -> list[Command]:
-        if not (self.powers and self._before_move() and p.villain == MS_FYRE and p.hand):
+        if self._power_refusal(p, MS_FYRE) is not None or not self._before_move() or not p.hand:
             return []
         cards = sorted(set(p.hand)) if self.digital else [None]
         return [PlayCard(p.name, c) for c in cards]  # type: ignore[arg-type]
