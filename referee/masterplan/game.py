@@ -483,11 +483,7 @@ class MasterPlanGame(Effects, Views):
         return change
 
     def _cmd_send_minion(self, cmd: SendMinion) -> Callable[[], None]:
-        p = self._require_actor(cmd.player)
-        self._require_power(p, Z_MASK)
-        self._require_no_waiting()
-        self._require_step(cmd.type)
-        self._require_before_move("send the minion")
+        p = self._require_power_before_move(cmd, Z_MASK, "send the minion")
         refusal = self._minion_refusal(p, cmd.to)
         if refusal is not None:
             raise refusal
@@ -504,11 +500,7 @@ class MasterPlanGame(Effects, Views):
         return change
 
     def _cmd_play_card(self, cmd: PlayCard) -> Callable[[], None]:
-        p = self._require_actor(cmd.player)
-        self._require_power(p, MS_FYRE)
-        self._require_no_waiting()
-        self._require_step(cmd.type)
-        self._require_before_move("play a card instead of moving")
+        p = self._require_power_before_move(cmd, MS_FYRE, "play a card instead of moving")
         card = self._require_hand_card(p, cmd.card)
 
         def change() -> None:
@@ -600,10 +592,17 @@ class MasterPlanGame(Effects, Views):
         if why is not None:
             raise RuleViolation("wrong_step", why)
 
-    def _require_power(self, p: PlayerState, villain: str) -> None:
+    def _require_power_before_move(self, cmd: Command, villain: str, what: str) -> PlayerState:
+        """The powers used before the move (Z-Mask's minion, Ms. Fyre's play): the villain's own,
+        on his turn, in his Move step and before his move."""
+        p = self._require_actor(cmd.player)
         refusal = self._power_refusal(p, villain)
         if refusal is not None:
             raise refusal
+        self._require_no_waiting()
+        self._require_step(cmd.type)
+        self._require_before_move(what)
+        return p
 
     def _require_before_move(self, what: str) -> None:
         if not self._before_move():
