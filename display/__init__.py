@@ -1,5 +1,5 @@
-"""Displays (docs/architecture.md, "Layers"): pictures of the game drawn from the referee's messages, and the clients
-that follow a running referee and show them.
+"""Displays (docs/architecture.md, "Layers"): pictures of the game drawn from the referee's
+messages, and the clients that follow a running referee and show them.
 
 Pure pictures (BGR numpy images; the same input always gives the same picture):
     render_overview(game, state, events=None, size=(1280, 720))   the whole table / The Plan

@@ -43,7 +43,9 @@ class SeatChannel(Protocol):
 
     def poll_private(self) -> list[Any]: ...
 
-    def request(self, type: str, timeout_s: float = 5.0, retries: int = 2, **fields: Any) -> dict[str, Any]: ...
+    def request(
+        self, type: str, timeout_s: float = 5.0, retries: int = 2, **fields: Any
+    ) -> dict[str, Any]: ...
 
 
 class PublicFeed:
@@ -105,7 +107,9 @@ class PlayerFeed:
     """One seat's private view, asked over that seat's own joined connection whenever the public
     state moved on or a private message (a drawn card, a peek) arrived."""
 
-    def __init__(self, mirror: PublicMessages, seat: SeatChannel, size: tuple[int, int] = (1280, 720)) -> None:
+    def __init__(
+        self, mirror: PublicMessages, seat: SeatChannel, size: tuple[int, int] = (1280, 720)
+    ) -> None:
         if seat.seat is None:
             raise ValueError("the player view needs a connection that joined its seat")
         self.mirror, self.seat, self.size = mirror, seat, size

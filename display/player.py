@@ -159,7 +159,12 @@ def _theplan(img: np.ndarray, view: dict[str, Any]) -> None:
     y += 10
     items = list(me.get("treasures", [])) + list(me.get("trinkets", []))
     cards = [
-        (collection_of(t).replace("_", " "), t.rpartition("-")[2], collection_colour(collection_of(t), view), [])
+        (
+            collection_of(t).replace("_", " "),
+            t.rpartition("-")[2],
+            collection_colour(collection_of(t), view),
+            [],
+        )
         for t in items
     ]
     _row(img, cards, y, (96, 60))

@@ -74,7 +74,14 @@ def _tile(img: np.ndarray, colour: tuple[int, int, int], item: str, x: int, y: i
 
 
 def _tiles(
-    img: np.ndarray, state: dict[str, Any], items: list[str], x: int, y: int, w: int, tile: Size, max_rows: int
+    img: np.ndarray,
+    state: dict[str, Any],
+    items: list[str],
+    x: int,
+    y: int,
+    w: int,
+    tile: Size,
+    max_rows: int,
 ) -> int:
     """Lay tiles left to right, wrapping; returns the y below them."""
     tw, th = tile

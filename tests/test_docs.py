@@ -157,7 +157,9 @@ def test_the_docs_the_code_cites_are_in_the_repository():
         if any(part.startswith(".") for part in path.relative_to(ROOT).parts):
             continue
         text = path.read_text(encoding="utf-8")
-        cited |= set(re.findall(r"docs/[a-z0-9_.-]+\.md", text))  # lower case: not a placeholder (rules-GAME.md)
+        cited |= set(
+            re.findall(r"docs/[a-z0-9_.-]+\.md", text)
+        )  # lower case: not a placeholder (rules-GAME.md)
         if re.search(r"\b(DESIGN|RULINGS)\.md\b", text) and path != Path(__file__):
             stale.append(str(path.relative_to(ROOT)))
     assert not stale, f"these cite docs that are not in the repository: {stale}"

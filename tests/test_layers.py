@@ -76,9 +76,10 @@ def _imports(path: Path) -> list[tuple[int, str]]:
                 base = ".".join([*up, base] if base else up)
             for alias in node.names:
                 sub = f"{base}.{alias.name}"
-                as_module = ROOT.joinpath(*sub.split(".")).with_suffix(".py").exists() or ROOT.joinpath(
-                    *sub.split(".")
-                ).is_dir()
+                as_module = (
+                    ROOT.joinpath(*sub.split(".")).with_suffix(".py").exists()
+                    or ROOT.joinpath(*sub.split(".")).is_dir()
+                )
                 out.append((node.lineno, sub if as_module else base))
     return [(line, name) for line, name in out if name.split(".")[0] in OURS]
 
@@ -101,7 +102,9 @@ def _breaks() -> list[str]:
             elif _within(imported, "tabletop") and not _within(module, "tabletop"):
                 found.append(f"{where}: nothing imports the CLI")
             elif not any(_within(imported, a) for a in allowed):
-                found.append(f"{where}: the {_layer(module)} layer may import only {', '.join(allowed) or 'nothing of ours'}")
+                found.append(
+                    f"{where}: the {_layer(module)} layer may import only {', '.join(allowed) or 'nothing of ours'}"
+                )
     return list(dict.fromkeys(found))
 
 
@@ -126,7 +129,9 @@ def test_the_walk_sees_lazy_and_relative_imports(tmp_path, monkeypatch, source, 
 
 
 def test_a_display_reaching_into_an_engine_is_caught():
-    assert not any(_within("referee.theplan.components", a) for a in ALLOWED[_layer("display.theplan_overview")])
+    assert not any(
+        _within("referee.theplan.components", a) for a in ALLOWED[_layer("display.theplan_overview")]
+    )
     assert not any(_within("referee.client", a) for a in ALLOWED[_layer("display.live")])
     assert not any(_within("referee.session", a) for a in ALLOWED[_layer("referee.masterplan.game")])
     assert any(_within("referee.events", a) for a in ALLOWED[_layer("referee.theplan.game")])

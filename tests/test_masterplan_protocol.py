@@ -131,9 +131,7 @@ def test_same_seed_and_commands_give_byte_identical_events_and_other_seeds_diffe
 def test_physical_flip_waits_for_the_reported_identity_then_resolves_it():
     game = build(mode="physical", spaces={"S1": (None, (1000.0, 150.0), False)})
     events = game.apply(Move("ann", "S1"))
-    assert (
-        event(events, "identity_needed").public["space"] == "S1" and isinstance(game.waiting, CardName)
-    )
+    assert event(events, "identity_needed").public["space"] == "S1" and isinstance(game.waiting, CardName)
     before = state(game)
     for bad, code in [
         (ReportIdentity("camera", "Banana", "S1"), "unknown_card"),

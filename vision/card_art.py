@@ -34,7 +34,8 @@ STARTING_CARDS = ("Z-Mask", "Dr. Badmahn", "Mysterious M", "Ms. Fyre", "Plutonia
 TROPHY = "Trophy"
 CARD_NAMES = (*SPACE_CARDS, *STARTING_CARDS, TROPHY)
 
-# Kind of each card (docs/rules-masterplan.md, "The default deck") -> frame colour (BGR). Starting cards and the Trophy get their own.
+# Kind of each card (docs/rules-masterplan.md, "The default deck") -> frame colour (BGR).
+# Starting cards and the Trophy get their own.
 KIND = {
     "Trapdoor": "trap",
     "Bomb": "trap",

@@ -96,7 +96,8 @@ class Effects(GameState):
         while not self.game_over and self.waiting is None:
             if self.turn.ends:
                 # The rest of the turn is cut off, but effects already set off still resolve
-                # (docs/rules-masterplan.md, "Villain powers": Nash's face-down Bomb goes off even if its setter fell).
+                # (docs/rules-masterplan.md, "Villain powers": Nash's face-down Bomb goes off
+                # even if its setter fell).
                 self.tasks[:] = [t for t in self.tasks if t.set_off]
                 if not self.tasks:
                     self._end_turn()
@@ -113,7 +114,9 @@ class Effects(GameState):
             "nash_reveal": self._nash_reveal,
             "destroy_this": self._destroy_this,
             "destroy_within_reach": self._blast,
-            "destroy_chosen": lambda t: self._offer(t, "destroy_chosen", self._destructible(), optional=False),
+            "destroy_chosen": lambda t: self._offer(
+                t, "destroy_chosen", self._destructible(), optional=False
+            ),
             "move_to_face_up": self._offer_face_up,
             "swap_two": lambda t: self._offer(
                 t, "swap_two", self._destructible(exclude_nash=True), optional=False, need=2

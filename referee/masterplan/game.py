@@ -91,7 +91,8 @@ class MasterPlanGame(Effects, Views):
             config = MasterPlanConfig.from_dict(config)
         game = cls(config, seed)
         starts, trophy = layout_from_config(config, game.rng)
-        # docs/rules-masterplan.md, "Setup and turn order": rightmost starting card (largest x) first, then leftward.
+        # docs/rules-masterplan.md, "Setup and turn order": rightmost starting card (largest x)
+        # first, then leftward.
         game.order = sorted(starts, key=lambda p: -starts[p].center_mm[0])
         for p in game.order:
             game._add_space(Space(start_id(p), "start", True, owner=p), starts[p])
@@ -299,12 +300,7 @@ class MasterPlanGame(Effects, Views):
                 private,
             )
             self.turn.placed += 1
-            if (
-                self.powers
-                and p.villain == BADMAHN
-                and self.turn.placed == 3
-                and not self.turn.bonus_drawn
-            ):
+            if self.powers and p.villain == BADMAHN and self.turn.placed == 3 and not self.turn.bonus_drawn:
                 self.turn.bonus_drawn = True
                 self._emit("power_used", {"player": p.name, "power": "extra_card"})
                 # as a draw effect, so an empty deck and discard offer face-up table cards
@@ -346,9 +342,7 @@ class MasterPlanGame(Effects, Views):
             raise RuleViolation("same_space_twice", "Choose each space at most once")
         for s in chosen:
             if s not in w.options:
-                raise RuleViolation(
-                    "not_an_option", f"{s} is not one of the choices: {', '.join(w.options)}"
-                )
+                raise RuleViolation("not_an_option", f"{s} is not one of the choices: {', '.join(w.options)}")
         want = {"swap_two": 2}.get(effect, 1)
         if effect == "draw":
             if not 1 <= len(chosen) <= w.count:
@@ -392,9 +386,7 @@ class MasterPlanGame(Effects, Views):
         w = self._require_waiting(NewPositions, cmd.player)
         reported = [s for s, _ in cmd.positions]
         if sorted(reported) != sorted(w.spaces):
-            raise RuleViolation(
-                "wrong_cards", f"Report the new corners of exactly {' and '.join(w.spaces)}"
-            )
+            raise RuleViolation("wrong_cards", f"Report the new corners of exactly {' and '.join(w.spaces)}")
         moving = set(reported)
         outlines = [self._check_outline(s, c, self.graph.card(s).sigma_mm, moving) for s, c in cmd.positions]
         if len(outlines) == 2:
@@ -472,9 +464,7 @@ class MasterPlanGame(Effects, Views):
                 then.task.decided[w.to] = cmd.legal
                 self.tasks.insert(0, then.task)
             elif not cmd.legal:
-                self._emit(
-                    "move_refused", {"player": p.name, "to": w.to, "reason": "measured out of reach"}
-                )
+                self._emit("move_refused", {"player": p.name, "to": w.to, "reason": "measured out of reach"})
             elif isinstance(then, PendingMove):
                 self._move_pawn(p, then.kind, then.to, then.flip)
             else:
@@ -507,7 +497,8 @@ class MasterPlanGame(Effects, Views):
             self.turn.card_played = True
             self.turn.normal_move_used = True  # the play replaces her entire move
             p.hand.remove(card)
-            self.discard.append(card)  # docs/rules-masterplan.md, "Villain powers": discarded; its effect is independent of the card
+            # docs/rules-masterplan.md, "Villain powers": discarded; its effect is independent of the card
+            self.discard.append(card)
             self.tasks.insert(0, AfterMove("play"))
             if card is None:
                 self._emit("card_played", {"player": p.name, "name": None})

@@ -20,8 +20,8 @@ RULES_VERSION = 2  # bump when a rule change would make old event logs replay di
 # A placed card may differ this much (relative) from the nominal card size: camera noise and
 # sleeves, but not a coaster or a card lying on its edge.
 CARD_SIZE_TOLERANCE = 0.25
-# How each close-call policy rules a jump too close to call (docs/rules-masterplan.md, "Too close to call"): measured by hand, allowed,
-# or counted as out of reach.
+# How each close-call policy rules a jump too close to call (docs/rules-masterplan.md, "Too close
+# to call"): measured by hand, allowed, or counted as out of reach.
 CLOSE_CALL_RULINGS = {"ask": "ask", "lenient": "legal", "strict": "too_close_to_call"}
 
 
@@ -142,9 +142,7 @@ class GameState:
 
     def _before_move(self) -> bool:
         """In the Move step, before the move (Z-Mask's minion and Ms. Fyre's play come then)."""
-        return (
-            self.step == MOVE and not self.turn.normal_move_used and not self.turn.free_move_offered
-        )
+        return self.step == MOVE and not self.turn.normal_move_used and not self.turn.free_move_offered
 
     def _jump_ruling(self, r: Reach) -> str:
         """How this table rules a jump (a pawn's, the minion's, a Bomb's blast): "legal", "ask"
@@ -199,7 +197,9 @@ class GameState:
     def _power_refusal(self, p: PlayerState, villain: str) -> RuleViolation | None:
         """Why `p` may not use `villain`'s power (None: he is that villain, and powers are on)."""
         if not self.powers or p.villain != villain:
-            return RuleViolation("no_such_power", f"Only {villain}, in a game with villain powers, can do that")
+            return RuleViolation(
+                "no_such_power", f"Only {villain}, in a game with villain powers, can do that"
+            )
         return None
 
     def _minion_refusal(self, p: PlayerState, to: str) -> RuleViolation | None:

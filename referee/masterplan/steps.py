@@ -41,7 +41,9 @@ STEPS: dict[str, Step] = {
         then=ADD,
     ),
     ADD: Step(ADD, allows=("place_card", "skip_step", "draw"), offers=("skip_step", "draw"), then=DRAW),
-    DRAW: Step(DRAW, allows=("draw", "skip_step"), offers=("draw", "draw_from_table", "skip_step"), then=None),
+    DRAW: Step(
+        DRAW, allows=("draw", "skip_step"), offers=("draw", "draw_from_table", "skip_step"), then=None
+    ),
     PEEK: Step(PEEK, allows=("peek", "skip_step"), offers=("peek", "skip_step"), then=None, after_turn=True),
 }
 
@@ -78,4 +80,3 @@ def refusal_text(command_type: str, step: str) -> str | None:
     if command_type in STEPS[step].allows:
         return None
     return OUT_OF_STEP[command_type].format(step=step.capitalize())
-

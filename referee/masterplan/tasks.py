@@ -67,7 +67,10 @@ Task = Flip | AfterMove | CardEffect | NashReveal
 def plain(value: Any) -> Any:
     """Tasks and waits as JSON-able data, tagged with their type (for `state_dict`)."""
     if is_dataclass(value) and not isinstance(value, type):
-        return {"type": type(value).__name__, **{f.name: plain(getattr(value, f.name)) for f in fields(value)}}
+        return {
+            "type": type(value).__name__,
+            **{f.name: plain(getattr(value, f.name)) for f in fields(value)},
+        }
     if isinstance(value, dict):
         return {k: plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

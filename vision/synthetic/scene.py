@@ -18,7 +18,6 @@ from vision.pawns import PAWN_COLORS  # the bundled pawns' colours: the renderer
 CARD_SIZE_MM = (63.0, 88.0)
 
 
-
 def _rot(angle_deg: float) -> np.ndarray:
     a = math.radians(angle_deg)
     return np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
