@@ -24,7 +24,11 @@ SPLITS = DATA / "splits.json"
 # Sources the hand-written detector was tuned on: never an honest test.
 TUNED_ON = {"vimalloc__set-solver", "tmikonen__magic_card_detector"}
 # Repositories that are one source (a fork with the same author's photos): split together.
-SAME_SOURCE = {"mrkesuu__bidly": "geaxgx__playing-card-detection"}
+SAME_SOURCE = {
+    "mrkesuu__bidly": "geaxgx__playing-card-detection",
+    # The same afternoon's photos, exported from one Roboflow set into two repositories.
+    "quentin0312__poker-cards-yolo": "farukalamai__realtime-poker-card-detection-jetson",
+}
 TEST_SHARE, VALIDATION_SHARE = 0.40, 0.15
 MIN_TEST_SOURCES = 4
 
