@@ -49,6 +49,7 @@ def lens_covariance(
     # The lens block of the inverse is the lens covariance with every view's pose left free
     # (marginalised), which is what a new table view inherits.
     cov = s2 * np.linalg.pinv(normal)[:n_lens, :n_lens]
+    cov = (cov + cov.T) / 2  # exactly symmetric: rounding in pinv leaves it 1e-20 off
     return cov, LENS_PARAMS[:n_lens]
 
 

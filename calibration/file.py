@@ -344,7 +344,9 @@ def _error_map(v: object, source: str) -> ErrorMap | None:
     try:
         return ErrorMap.from_json(v)  # type: ignore[arg-type]
     except (KeyError, IndexError, TypeError, ValueError):
-        raise CalibrationError(f"{source}: error_map is damaged: run 'tabletop calibrate table' again") from None
+        raise CalibrationError(
+            f"{source}: error_map is damaged: run 'tabletop calibrate table' again"
+        ) from None
 
 
 def _span(extent: dict, axis: int) -> str:

@@ -92,12 +92,13 @@ def fit_plane(
     first: tuple[float, float, float],
     matrix: np.ndarray,
     start: PlaneFit | None = None,
-    noise_px: float | None = None,
+    noise_px: list[float] | None = None,
 ) -> PlaneFit:
     """Fit the camera's pose over the table and where boards 2.. lie, from every board's corners
     (board mm) and their undistorted pixels. `first` is where board 1 lies (x, y, rotation);
-    `start` (a fit of nearly the same data) skips the initial guess. `noise_px` is the corners'
-    pixel noise the covariance assumes (default: the fit's own residual)."""
+    `start` (a fit of nearly the same data) skips the initial guess. `noise_px` is each board's
+    corner noise in pixels: each board is weighted by it and the covariance assumes it (default:
+    one noise for all, the fit's own residual)."""
     n = len(boards_mm)
     table0 = apply_homography(placement_matrix(spec, *first), boards_mm[0])
     if start is None:
@@ -112,6 +113,9 @@ def fit_plane(
         rvec, tvec, guess = start.rvec, start.tvec, [first, *start.placements[1:]]
     x0 = np.concatenate([rvec, tvec, np.ravel([[g[0], g[1], math.radians(g[2])] for g in guess[1:]])])
     seen = np.concatenate(ideal_px)
+    weight = np.concatenate(
+        [np.full(2 * len(b), 1.0 if noise_px is None else 1.0 / noise_px[j]) for j, b in enumerate(boards_mm)]
+    )
 
     def residuals(p: np.ndarray) -> np.ndarray:
         pts = [table0]
@@ -120,12 +124,12 @@ def fit_plane(
             pts.append(apply_homography(placement_matrix(spec, x, y, math.degrees(a)), boards_mm[j]))
         obj = np.column_stack([np.concatenate(pts), np.zeros(len(seen))])
         proj, _ = cv2.projectPoints(obj, p[:3], p[3:6], matrix, None)
-        return (proj.reshape(-1, 2) - seen).ravel()
+        return (proj.reshape(-1, 2) - seen).ravel() * weight
 
     res = least_squares(residuals, x0, method="lm", x_scale="jac")
-    r = res.fun
+    r = res.fun / weight  # pixels again
     dof = max(len(r) - len(x0), 1)
-    s2 = float(r @ r) / dof if noise_px is None else noise_px**2
+    s2 = float(r @ r) / dof if noise_px is None else 1.0  # weighted: residuals already in noise units
     cov = s2 * np.linalg.pinv(res.jac.T @ res.jac)
     p = res.x
     placements = [first] + [
@@ -136,7 +140,7 @@ def fit_plane(
         tvec=p[3:6].copy(),
         placements=placements,
         rms_px=float(np.sqrt(np.mean(r**2))),
-        noise_px=float(np.sqrt(s2)),
+        noise_px=float(np.sqrt(s2)) if noise_px is None else float(np.sqrt(np.mean(np.square(noise_px)))),
         pose_covariance=cov[:6, :6],
         corners=len(seen),
     )
@@ -149,18 +153,16 @@ def fit_placements(
     first: tuple[float, float, float],
     matrix: np.ndarray,
 ) -> PlaneFit:
-    """`fit_plane` over every placement, its covariance from the corners' own noise: each board's
-    residual when fitted alone. The joint residual also holds what the lens gets wrong between
-    far-apart boards, and that is the lens part of the error map, not the pose's (counting it
-    twice made the reported error 2-3x the true one on rendered tables)."""
+    """`fit_plane` over every placement, each board weighted by its own corner noise: its
+    residual when fitted alone. A board far away is seen small and its corners are noisier in
+    pixels; and the joint residual also holds what the lens gets wrong between far-apart boards,
+    which is the error map's lens part, not the pose's (counting it twice, or giving the near
+    board the far one's noise, made the reported error 1.5-3x the true one on rendered tables)."""
     joint = fit_plane(boards_mm, ideal_px, spec, first, matrix)
     if len(boards_mm) == 1:
         return joint
-    rss = dof = 0.0
+    noise = []
     for b, px, where in zip(boards_mm, ideal_px, joint.placements):
         alone = fit_plane([b], [px], spec, where, matrix)
-        rss += alone.rms_px**2 * 2 * alone.corners
-        dof += 2 * alone.corners - 6
-    return fit_plane(
-        boards_mm, ideal_px, spec, first, matrix, start=joint, noise_px=float(np.sqrt(rss / dof))
-    )
+        noise.append(float(np.sqrt(alone.rms_px**2 * 2 * alone.corners / max(2 * alone.corners - 6, 1))))
+    return fit_plane(boards_mm, ideal_px, spec, first, matrix, start=joint, noise_px=noise)

@@ -180,7 +180,16 @@ def map_table(
     cal.table_extent_mm = visible_extent(cal)
     cov, names = lens_covariance_of(cal)
     cal.error_map = table_error_map(
-        k, d, cov, names, boards, [v.corners_px for v in views], spec, plane, cal.image_size, cal.table_extent_mm
+        k,
+        d,
+        cov,
+        names,
+        boards,
+        [v.corners_px for v in views],
+        spec,
+        plane,
+        cal.image_size,
+        cal.table_extent_mm,
     )
     return plane
 
