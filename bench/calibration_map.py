@@ -15,6 +15,7 @@ is an independent draw of the detector's corner errors too.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -117,6 +118,24 @@ def _blur(img: np.ndarray, sigma: float) -> np.ndarray:
     return cv2.GaussianBlur(img, (0, 0), sigma) if sigma else img
 
 
+def true_and_reported(
+    cal: Calibration, project: Callable[[np.ndarray], np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
+    """True and reported error (mm) at every cell of `cal`'s error map the true camera sees;
+    `project` gives the true pixels of table points (N x 3, z = 0)."""
+    em = cal.error_map
+    ny, nx = em.values.shape
+    gx, gy = np.meshgrid(
+        em.origin_mm[0] + np.arange(nx) * em.step_mm, em.origin_mm[1] + np.arange(ny) * em.step_mm
+    )
+    cells = np.column_stack([gx.ravel(), gy.ravel()])[np.isfinite(em.values.ravel())]
+    px = project(np.column_stack([cells, np.zeros(len(cells))]))
+    w, h = cal.image_size
+    inside = (px[:, 0] >= 0) & (px[:, 0] <= w - 1) & (px[:, 1] >= 0) & (px[:, 1] <= h - 1)
+    true = np.linalg.norm(cal.pixels_to_table_mm(px[inside]) - cells[inside], axis=1)
+    return true, em.at(cells[inside])
+
+
 def run_case(case: Case, seed: int, cam: SimCamera | None = None) -> dict:
     """One case, one seed: what the table step says, and the map's reported vs true error (None
     when the table step refuses the photos, as the command would)."""
@@ -162,16 +181,7 @@ def _run_case(case: Case, seed: int, cam: SimCamera) -> dict:
             said = f"refused: printed at {check.scale * 100:.1f} %"
     cal.steps["table"] = {"placements": case.placements, **fit.to_step()}
     map_table(cal, views, spec, places[0])
-    em = cal.error_map
-    ny, nx = em.values.shape
-    gx, gy = np.meshgrid(
-        em.origin_mm[0] + np.arange(nx) * em.step_mm, em.origin_mm[1] + np.arange(ny) * em.step_mm
-    )
-    cells = np.column_stack([gx.ravel(), gy.ravel()])[np.isfinite(em.values.ravel())]
-    px = cam.project(np.column_stack([cells, np.zeros(len(cells))]), rvec, tvec)
-    inside = (px[:, 0] >= 0) & (px[:, 0] <= cam.width - 1) & (px[:, 1] >= 0) & (px[:, 1] <= cam.height - 1)
-    true = np.linalg.norm(cal.pixels_to_table_mm(px[inside]) - cells[inside], axis=1)
-    reported = em.at(cells[inside])
+    true, reported = true_and_reported(cal, lambda mm: cam.project(mm, rvec, tvec))
     return {
         "said": said,
         "true_ms": float(np.mean(true**2)),
@@ -180,7 +190,7 @@ def _run_case(case: Case, seed: int, cam: SimCamera) -> dict:
         "true_max": float(true.max()),
         "reported_rms": float(np.sqrt(np.mean(reported**2))),
         "reported_max": float(reported.max()),
-        "inflation": float(em.how.get("inflation", 1.0)),
+        "inflation": float(cal.error_map.how.get("inflation", 1.0)),
     }
 
 

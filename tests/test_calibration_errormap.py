@@ -23,6 +23,7 @@ from bench.calibration import (
     table_texture,
 )
 from bench.calibration_map import CASES, run_case
+from bench.calibration_map import true_and_reported as map_truth
 from calibration import BoardPlacement, Calibration, calibrate_intrinsics, detect_board, load_calibration
 from calibration.table import map_table
 from geometry import CardOutline, GeometrySettings, measure_reach
@@ -65,18 +66,9 @@ def table_cal(lens_cal: Calibration, page, placements: list[BoardPlacement], see
     return cal
 
 
-def true_and_reported(cal: Calibration) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Table points of the map's seen cells, their true mapping error and the reported one."""
-    em = cal.error_map
-    ny, nx = em.values.shape
-    gx, gy = np.meshgrid(
-        em.origin_mm[0] + np.arange(nx) * em.step_mm, em.origin_mm[1] + np.arange(ny) * em.step_mm
-    )
-    cells = np.column_stack([gx.ravel(), gy.ravel()])[np.isfinite(em.values.ravel())]
-    px = CAM.project(np.column_stack([cells, np.zeros(len(cells))]), *POSE)
-    ok = (px[:, 0] >= 0) & (px[:, 0] <= CAM.width - 1) & (px[:, 1] >= 0) & (px[:, 1] <= CAM.height - 1)
-    true = np.linalg.norm(cal.pixels_to_table_mm(px[ok]) - cells[ok], axis=1)
-    return cells[ok], true, em.at(cells[ok])
+def true_and_reported(cal: Calibration) -> tuple[np.ndarray, np.ndarray]:
+    """True and reported error at the map's seen cells (truth: the rendering camera)."""
+    return map_truth(cal, lambda mm: CAM.project(mm, *POSE))
 
 
 SETUPS = [  # (near placement, far placement) per draw: the board a little elsewhere each time
@@ -91,7 +83,7 @@ def test_reported_error_map_is_within_1_5x_of_the_true_error(lens_cal, page):
     # One rendered set, the board in one and in two places: RMS over the whole seen table.
     for n in (1, 2):
         cal = table_cal(lens_cal, page, list(SETUPS[0][:n]), 1)
-        _, true, reported = true_and_reported(cal)
+        true, reported = true_and_reported(cal)
         ratio = np.sqrt(np.mean(reported**2) / np.mean(true**2))
         assert 1 / 1.5 <= ratio <= 1.5, (n, ratio)
         assert cal.error_map.how["placements"] == n
@@ -105,7 +97,7 @@ def test_reported_error_map_agrees_with_the_true_error_within_1_5x_pooled(lens_c
         true_ms, reported_ms = [], []
         for seed, setup in enumerate(SETUPS, start=1):
             cal = table_cal(lens_cal, page, list(setup[:n]), seed)
-            _, true, reported = true_and_reported(cal)
+            true, reported = true_and_reported(cal)
             true_ms.append(np.mean(true**2))
             reported_ms.append(np.mean(reported**2))
         ratio = np.sqrt(np.mean(reported_ms) / np.mean(true_ms))
@@ -303,17 +295,8 @@ def test_the_samples_error_map_agrees_with_its_true_camera():
     truth = json.loads((root / "ground_truth.jsonl").open().readline())["camera"]
     k, d = np.array(truth["matrix"]), np.array(truth["distortion"])
     rvec, tvec = np.array(truth["rvec"]), np.array(truth["tvec_mm"])
-    em = cal.error_map
-    ny, nx = em.values.shape
-    gx, gy = np.meshgrid(
-        em.origin_mm[0] + np.arange(nx) * em.step_mm, em.origin_mm[1] + np.arange(ny) * em.step_mm
-    )
-    cells = np.column_stack([gx.ravel(), gy.ravel()])[np.isfinite(em.values.ravel())]
-    px = cv2.projectPoints(np.column_stack([cells, np.zeros(len(cells))]), rvec, tvec, k, d)[0].reshape(-1, 2)
-    w, h = cal.image_size
-    ok = (px[:, 0] >= 0) & (px[:, 0] <= w - 1) & (px[:, 1] >= 0) & (px[:, 1] <= h - 1)
-    true = np.linalg.norm(cal.pixels_to_table_mm(px[ok]) - cells[ok], axis=1)
-    ratio = np.sqrt(np.mean(em.at(cells[ok]) ** 2) / np.mean(true**2))
+    true, reported = map_truth(cal, lambda mm: cv2.projectPoints(mm, rvec, tvec, k, d)[0].reshape(-1, 2))
+    ratio = np.sqrt(np.mean(reported**2) / np.mean(true**2))
     assert 1 / 1.5 <= ratio <= 1.5, ratio
     # Where the truth says the boards of table_pose_2 and _3 lay (centre and turn) -> their corner.
     spec = game.board_spec()
@@ -327,3 +310,15 @@ def test_the_samples_error_map_agrees_with_its_true_camera():
         ]
         assert np.abs(np.array(found[:2]) - corner).max() < 1.5, (found, corner)
         assert abs(found[2] - photo["board_angle_deg"]) < 0.2
+
+
+def test_the_overview_display_asks_for_a_calibration_with_an_error_map(tmp_path, capsys):
+    # Refused before any connection is tried: one line, exit 2.
+    old = tmp_path / "old.json"
+    shutil.copy(OLD_FILE, old)
+    assert main(["display", "overview", "--error-map", "--calibration", str(old)]) == 2
+    assert "has no error map yet" in one_error_line(capsys)
+    assert main(["display", "overview", "--error-map", "--calibration", str(tmp_path / "none.json")]) == 2
+    assert "not found" in one_error_line(capsys)
+    assert main(["display", "player", "--player", "ann", "--error-map"]) == 2
+    assert "--error-map is for the overview" in one_error_line(capsys)
