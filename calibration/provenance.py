@@ -109,8 +109,9 @@ def _sigma(cal: Any) -> dict | None:
     typical = "" if cal.corner_sigma_mm is None else f"about {cal.corner_sigma_mm:.2f} mm"
     return {
         "value": typical or "per corner",
-        "how": f"the detector's corner error ({cal.corner_sigma_px:.2f} px) times the mm a pixel spans there,"
-        f" combined with {mapping}",
+        "how": f"the detector's corner error ({cal.corner_sigma_px:.2f} px,"
+        f" {cal.steps.get('table', {}).get('corner_sigma_px_source', 'the default for a card detector')})"
+        f" times the mm a pixel spans there, combined with {mapping}",
         "error": "it is the error: a jump within 3 sigma of reach is too close to call",
     }
 

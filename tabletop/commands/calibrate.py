@@ -643,6 +643,9 @@ def run_table(args: argparse.Namespace) -> int:
         "board_rotation_deg": placement.rotation_deg,
         "board_square_mm": spec.square_mm,
         "scale_check": scale_check,
+        "corner_sigma_px_source": "entered (--corner-sigma-px)"
+        if args.corner_sigma_px is not None
+        else cal.steps.get("table", {}).get("corner_sigma_px_source", "the default for a card detector"),
         "photo": source,
         "photos": [src for _, src in photos],
         "placements": len(photos),
