@@ -33,6 +33,7 @@ from calibration.lens import apply_homography, distort_pixels, undistort_pixels
 from calibration.placements import PlaneFit, fit_plane, image_to_table, pose_homography
 
 GRID_STEP_MM = 20.0
+MAX_CELLS = 6000  # about 20 mm cells over a 1.5 x 0.8 m table
 
 
 @dataclass
@@ -175,8 +176,12 @@ def table_error_map(
 ) -> ErrorMap:
     """The error map over `extent` (the visible table) of the mapping `fit` gives."""
     w, h = image_size
-    x0, y0 = (np.floor(np.asarray(extent["min"], float) / step_mm) * step_mm).tolist()
     x1, y1 = extent["max"]
+    span = np.asarray([x1, y1], float) - np.asarray(extent["min"], float)
+    # A camera that sees far toward the horizon sees metres of table: coarser cells keep the
+    # map (and the file) small.
+    step_mm = max(step_mm, float(np.ceil(np.sqrt(span[0] * span[1] / MAX_CELLS) / 10) * 10))
+    x0, y0 = (np.floor(np.asarray(extent["min"], float) / step_mm) * step_mm).tolist()
     xs = np.arange(x0, x1 + step_mm, step_mm)
     ys = np.arange(y0, y1 + step_mm, step_mm)
     gx, gy = np.meshgrid(xs, ys)
