@@ -200,6 +200,12 @@ def test_a_file_written_before_the_error_map_still_loads_and_says_what_it_lacks(
     )
     err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
     assert len(err) == 1 and "no error map" in err[0] and "Traceback" not in err[0]
+    # A damaged map is named, in one line.
+    data = json.loads(OLD_FILE.read_text())
+    data["error_map"] = {"origin_mm": [0, 0], "step_mm": 20, "mm": "not cells"}
+    path.write_text(json.dumps(data))
+    assert main(["calibrate", "show", "--calibration", str(path)]) == 2
+    assert "error_map is damaged" in one_error_line(capsys)
 
 
 # ---- the command ---------------------------------------------------------------------------------
