@@ -288,7 +288,8 @@ def intrinsics_views(
 def table_pose(
     height_mm: float = 900.0, tilt_deg: float = 25.0, target_mm: tuple[float, float] = (600.0, 380.0)
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Camera over the table (RULINGS frame), looking toward +y and down by `tilt_deg` from vertical."""
+    """Camera over the table (the rules' table frame), looking toward +y and down by `tilt_deg`
+    from vertical."""
     t = math.radians(tilt_deg)
     right = np.array([1.0, 0, 0])
     forward = np.array([0.0, math.sin(t), -math.cos(t)])

@@ -26,6 +26,7 @@ import numpy as np
 import shapely
 
 from bench.baseline import baseline_detect
+from vision.detector import side_lengths
 from vision.pipeline import card_detector
 from vision.train.data import PHOTOS, labelled_photos
 from vision.train.splits import load as load_splits
@@ -43,11 +44,14 @@ class Score:
     errors_px: list[float] = field(default_factory=list)
     ms: float = 0.0
     photos: int = 0
+    # (the card's short side in px, whether it was found) per card, for recall by card size.
+    by_size: list[tuple[float, bool]] = field(default_factory=list)
 
     def add(self, o: Score) -> None:
         for k in ("cards", "found", "detections", "false", "ms", "photos"):
             setattr(self, k, getattr(self, k) + getattr(o, k))
         self.errors_px += o.errors_px
+        self.by_size += o.by_size
 
     @property
     def recall(self) -> float:
@@ -102,6 +106,7 @@ def score_photo(cards: list[np.ndarray], ignore: list[np.ndarray], found: list[n
             used.add(bj)
             s.found += 1
             s.errors_px += corner_errors(np.asarray(cards[i]), np.asarray(found[bj]))
+        s.by_size.append((float(side_lengths(np.asarray(cards[i], np.float64))[0]), bj is not None))
     ign = shapely.unary_union([_poly(p) for p in ignore]) if ignore else None
     for j, f in enumerate(fpolys):
         if j in used:

@@ -5,8 +5,10 @@ table's homography and the deck's card size; frames whose lens bends lines are l
 
     python -m bench.randomised [--frames 24] [--seed 60000000] [--detector map|rules] [--calibrated]
 
-Each frame is 1280 x 960 as a camera takes it. A card counts when it lies wholly in the frame and
-at least 95 % of it shows; it is found when a detection covers it with IoU >= 0.8 (corner error
+Each frame is 1280 x 960 as a camera takes it. A card counts when it lies wholly in the frame, at
+least 95 % of it shows and its short side is at least 1/40 of the frame's width (32 px: the
+smallest card the map is made to find, `vision.cardmap.SMALLEST_CARD`; how many smaller ones are
+found anyway is printed apart, as is recall by card size); it is found when a detection covers it with IoU >= 0.8 (corner error
 then measured as in bench.labelled_photos). A detection covering no card of the frame, and not
 lying mostly on an ignored one (a deck, a fan) or on a card that does not count, is false. The
 Otsu baseline is scored the same way in the same run.
@@ -22,7 +24,8 @@ import numpy as np
 
 from bench.baseline import baseline_detect
 from bench.labelled_photos import Score, make_detector, score_photo
-from vision.detector import DetectorSettings
+from vision.cardmap import SMALLEST_CARD
+from vision.detector import DetectorSettings, side_lengths
 from vision.pipeline import card_detector
 from vision.synthetic.randomised import TrainingSample, training_sample
 from vision.table import TableMap
@@ -31,23 +34,29 @@ SIZE = (1280, 960)
 FIRST_SEED = 60_000_000
 
 
-def frame_truth(sample, calibrated: bool = False) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """(cards that count, outlines not to score) of a randomised sample. With a calibration only
-    the deck's cards count: one of another size is not the game's card (nor a false one)."""
+def frame_truth(sample, calibrated: bool = False) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
+    """(cards that count, outlines not to score, cards too small to count) of a randomised sample.
+    A card counts when it lies wholly in the frame, at least 95 % of it shows and its short side
+    is at least what the map is made to find (`SMALLEST_CARD`; smaller ones are the third list,
+    also not scored). With a calibration only the deck's cards count: one of another size is not
+    the game's card (nor a false one)."""
     w, h = SIZE
-    counted, ignore = [], []
+    counted, ignore, small = [], [], []
     for k, q in enumerate(sample.quads, start=1):
         if calibrated and sample.quad_sizes_mm[k - 1] != sample.card_size_mm:
             ignore.append(q)
             continue
         inside = (q[:, 0] >= 1).all() and (q[:, 0] <= w - 2).all() and (q[:, 1] >= 1).all() and (q[:, 1] <= h - 2).all()
-        mask = np.zeros((h, w), np.uint8)
-        cv2.fillConvexPoly(mask, np.round(q).astype(np.int32), 1)
-        seen = float((sample.instances == k).sum()) / max(int(mask.sum()), 1)
-        (counted if inside and seen >= 0.95 else ignore).append(q)
+        if not (inside and sample.seen[k - 1] >= 0.95):
+            ignore.append(q)
+        elif side_lengths(q)[0] < SMALLEST_CARD * w:
+            ignore.append(q)
+            small.append(q)
+        else:
+            counted.append(q)
     contours, _ = cv2.findContours(sample.ignore.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     ignore += [c.reshape(-1, 2).astype(np.float64) for c in contours if len(c) >= 3]
-    return counted, ignore
+    return counted, ignore, small
 
 
 def calibrated_detector(kind: str, sample: TrainingSample):
@@ -61,7 +70,7 @@ def calibrated_detector(kind: str, sample: TrainingSample):
 def run(frames: int, seed: int, detector: str, calibrated: bool = False, out=print) -> tuple[Score, Score]:
     # With a calibration each frame gets its own detector (its table and card size).
     detect = None if calibrated else make_detector(detector)
-    ours, base = Score(), Score()
+    ours, base, tiny = Score(), Score(), Score()
     bent = 0
     for s in range(seed, seed + frames):
         sample = training_sample(s, SIZE)
@@ -70,7 +79,7 @@ def run(frames: int, seed: int, detector: str, calibrated: bool = False, out=pri
                 bent += 1
                 continue
             detect = calibrated_detector(detector, sample)
-        cards, ignore = frame_truth(sample, calibrated)
+        cards, ignore, small = frame_truth(sample, calibrated)
         t0 = time.perf_counter()
         got = detect(sample.image)
         t1 = time.perf_counter()
@@ -80,13 +89,32 @@ def run(frames: int, seed: int, detector: str, calibrated: bool = False, out=pri
         so.ms, sb.ms = (t1 - t0) * 1e3, (t2 - t1) * 1e3
         ours.add(so)
         base.add(sb)
+        tiny.add(score_photo(small, [], got))
     head = f"{'recall':>6s} {'prec':>6s} {'rms_px':>6s} {'ms':>7s}"
     how = f"exact calibration ({bent} frames with a bent lens left out)" if calibrated else "no calibration"
     out(f"randomised renders, {how}: {frames} frames, seeds {seed}..{seed + frames - 1}, {ours.cards} cards")
     out(f"{'':10s} {head}")
     out(f"{detector:10s} {ours.cells()}")
     out(f"{'baseline':10s} {base.cells()}")
+    out(f"{detector} recall by the card's short side: {recall_by_size(ours)}")
+    out(f"   and of {tiny.cards} cards smaller than it is made to find (short side < {SMALLEST_CARD * SIZE[0]:.0f} px,"
+        f" not scored above): {tiny.found}")
     return ours, base
+
+
+# Short side (px of the 1280 x 960 frame): a referee's 1080p camera over a 1.2 m table sees a
+# playing card about 100 px across; the renders also draw cards far smaller and far larger.
+SIZE_BANDS_PX = (48, 96, 192)
+
+
+def recall_by_size(score: Score) -> str:
+    edges = (SMALLEST_CARD * SIZE[0], *SIZE_BANDS_PX, np.inf)
+    cells = []
+    for lo, hi in zip(edges, edges[1:]):
+        hits = [f for side, f in score.by_size if lo <= side < hi]
+        name = f">={lo:.0f}" if hi == np.inf else f"{lo:.0f}-{hi:.0f}"
+        cells.append(f"{name} px {100 * sum(hits) / len(hits):.0f} % of {len(hits)}" if hits else f"{name} px -")
+    return ", ".join(cells)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,7 +1,7 @@
 """Card size from the cards the camera sees: the median short and long edge in table mm.
 
 Takes detections, not images (the detector lives in vision/): either corner arrays or the JSON
-lines `tabletop detect --json` prints (DESIGN.md, "Command line").
+lines `tabletop detect --json` prints (docs/architecture.md, "Command line").
 """
 
 from __future__ import annotations

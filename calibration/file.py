@@ -1,11 +1,11 @@
-"""The calibration file (DESIGN.md, "Calibration file") and the transforms later layers call.
+"""The calibration file (docs/architecture.md, "Calibration file") and the transforms later layers call.
 
 One JSON object, `"version": 1`:
 
     image_size          [w, h] of the camera images every pixel refers to
     camera_matrix       3 x 3, or null when the lens was not calibrated
     distortion          OpenCV k1, k2, p1, p2, k3, or null
-    image_to_table      3 x 3 homography: undistorted pixels -> table mm (RULINGS frame)
+    image_to_table      3 x 3 homography: undistorted pixels -> table mm (docs/rules-masterplan.md frame)
     table_extent_mm     {"min": [x, y], "max": [x, y], "outline": [[x, y], ...]} the table the camera sees
     card_mm             {"long": mm, "short": mm}
     reach_mm            the reach the referee uses (the short card edge unless overridden)
@@ -42,7 +42,7 @@ from calibration.lens import apply_homography, distort_pixels, undistort_pixels
 from calibration.provenance import provenance
 
 VERSION = 1
-DEFAULT_CARD_MM = (88.0, 63.0)  # long, short: poker size, RULINGS' default reach
+DEFAULT_CARD_MM = (88.0, 63.0)  # long, short: poker size, the default reach of docs/rules-masterplan.md
 DEFAULT_CORNER_SIGMA_PX = 0.7  # a card detector's corner from intersecting fitted edges
 STEP_COMMANDS = {
     "intrinsics": "tabletop calibrate intrinsics",

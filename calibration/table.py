@@ -1,6 +1,6 @@
 """The table plane: one view of the board lying flat -> image-to-table-mm homography.
 
-Table frame (RULINGS, "Geometry and units"): mm, origin at the left end of the contestant edge,
+Table frame (docs/rules-masterplan.md, "Coordinates"): mm, origin at the left end of the contestant edge,
 +x along it to the right, +y away from the players. The board's reference corner is the
 bottom-left outer corner of its chessboard as the printed page reads (ruler and text at the
 bottom, toward the player); by default it is the table origin, with the board's bottom edge

@@ -1,5 +1,5 @@
-"""Displays (DESIGN.md): pictures of the game drawn from the referee's messages, and the clients
-that follow a running referee and show them.
+"""Displays (docs/architecture.md, "Layers"): pictures of the game drawn from the referee's
+messages, and the clients that follow a running referee and show them.
 
 Pure pictures (BGR numpy images; the same input always gives the same picture):
     render_overview(game, state, events=None, size=(1280, 720))   the whole table / The Plan
@@ -11,9 +11,10 @@ All their text (and `tabletop detect --annotate`'s) is drawn by `display.text.pu
 bundled DejaVu Sans, so names in any alphabet show as written.
 
 Clients (`display.live`): OverviewFeed / ProjectorFeed / PlayerFeed + a sink (`display.sinks`:
-Window, FrameFolder, VideoFile) in a DisplayLoop; `tabletop display` wires them up.
-Uses only the referee's message schema (`referee.client`) and a calibration - never the rules
-engines, geometry or vision.
+Window, FrameFolder, VideoFile) in a DisplayLoop; `tabletop display` connects to the referee and
+wires them up, handing the feeds the referee's messages (`display.live.PublicMessages`,
+`SeatChannel`). Uses only the referee's message schema and a calibration - never the rules
+engines, the referee's client, geometry or vision.
 """
 
 from display.overview import render_overview

@@ -1,8 +1,8 @@
 """The table's calibration error under the overview's cards: where the camera measures surely
 (blue) and where less so (red), so players see why a far jump may be too close to call.
 
-Takes the calibration's `ErrorMap` (display may use calibration, DESIGN.md) and draws it through
-the overview's own table-to-picture mapping.
+Takes the calibration's `ErrorMap` (display may use calibration: docs/architecture.md,
+"Layers") and draws it through the overview's own table-to-picture mapping.
 """
 
 from __future__ import annotations

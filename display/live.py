@@ -1,12 +1,17 @@
-"""Display clients: follow the referee (a `StateMirror`, and for a seat its own `Connection`),
-redraw only when something changed, and keep up - every waiting update is applied before one
-picture is drawn, so a slow screen skips pictures, never updates."""
+"""Display clients: follow the referee's messages, redraw only when something changed, and keep
+up - every waiting update is applied before one picture is drawn, so a slow screen skips
+pictures, never updates.
+
+The displays never connect to the referee themselves: the CLI (`tabletop display`) connects and
+hands them the two small interfaces below (`referee.client.StateMirror` is a PublicMessages,
+`referee.client.Connection` a SeatChannel), so drawing depends only on the message schema.
+"""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -14,15 +19,39 @@ from display.overview import render_overview
 from display.player import render_player_view
 from display.projector import render_projector
 from display.sinks import Sink
-from referee.client import Connection, StateMirror
 
 EVENTS_SHOWN = 40  # the overview lists at most this many recent events
+
+
+class PublicMessages(Protocol):
+    """The referee's public messages, followed: its game, the latest public state with its
+    `seq`, and the public events seen since joining as (seq, event)."""
+
+    game: str
+    state: Any
+    seq: int
+    events: list[tuple[int, dict[str, Any]]]
+
+    def poll(self, timeout_s: float = 0.0) -> Any:
+        """Apply every update that has arrived (waiting up to timeout_s for the first)."""
+
+
+class SeatChannel(Protocol):
+    """One seat's own joined connection: its private messages and its requests ("view")."""
+
+    seat: str | None
+
+    def poll_private(self) -> list[Any]: ...
+
+    def request(
+        self, type: str, timeout_s: float = 5.0, retries: int = 2, **fields: Any
+    ) -> dict[str, Any]: ...
 
 
 class PublicFeed:
     """The public state as the referee publishes it; changed when the state or events moved on."""
 
-    def __init__(self, mirror: StateMirror) -> None:
+    def __init__(self, mirror: PublicMessages) -> None:
         self.mirror = mirror
         self._key: tuple[int, int] | None = None
         self._state: dict[str, Any] | None = None
@@ -42,7 +71,7 @@ class PublicFeed:
         return (self._before + [event for _, event in self.mirror.events])[-EVENTS_SHOWN:]
 
 
-def joined_events(mirror: StateMirror) -> list[dict[str, Any]]:
+def joined_events(mirror: PublicMessages) -> list[dict[str, Any]]:
     """What a display joining late shows before anything new happens: the mirror already holds
     the snapshot's recent public events; a referee that sent none still gets one line saying
     where the game stands, made from the snapshot's state."""
@@ -56,7 +85,9 @@ def joined_events(mirror: StateMirror) -> list[dict[str, Any]]:
 
 
 class OverviewFeed(PublicFeed):
-    def __init__(self, mirror: StateMirror, size: tuple[int, int] = (1280, 720), error_map: Any = None) -> None:
+    def __init__(
+        self, mirror: PublicMessages, size: tuple[int, int] = (1280, 720), error_map: Any = None
+    ) -> None:
         super().__init__(mirror)
         self.size = size
         self.error_map = error_map  # the calibration's ErrorMap: tints the table by camera error
@@ -68,7 +99,7 @@ class OverviewFeed(PublicFeed):
 
 
 class ProjectorFeed(PublicFeed):
-    def __init__(self, mirror: StateMirror, calibration: Any, size: tuple[int, int] | None = None) -> None:
+    def __init__(self, mirror: PublicMessages, calibration: Any, size: tuple[int, int] | None = None) -> None:
         super().__init__(mirror)
         self.calibration = calibration
         self.size = size
@@ -81,7 +112,9 @@ class PlayerFeed:
     """One seat's private view, asked over that seat's own joined connection whenever the public
     state moved on or a private message (a drawn card, a peek) arrived."""
 
-    def __init__(self, mirror: StateMirror, seat: Connection, size: tuple[int, int] = (1280, 720)) -> None:
+    def __init__(
+        self, mirror: PublicMessages, seat: SeatChannel, size: tuple[int, int] = (1280, 720)
+    ) -> None:
         if seat.seat is None:
             raise ValueError("the player view needs a connection that joined its seat")
         self.mirror, self.seat, self.size = mirror, seat, size

@@ -144,12 +144,12 @@ def _theplan(img: np.ndarray, view: dict[str, Any]) -> None:
     else:
         cards = []
         for plan in hand:
-            name, experts = plan_face(plan)
+            name, experts = plan_face(view, plan)
             note = ("PASSING " if plan in passing else "") + ", ".join(k.replace("_", " ") for k in experts)
-            cards.append((name, note, (120, 90, 200), [collection_colour(k) for k in experts]))
+            cards.append((name, note, (120, 90, 200), [collection_colour(k, view) for k in experts]))
         y = _row(img, cards, y + 10, (150, 110))
     y += 14
-    chosen = f"{plan_face(committed)[0]} ({committed})" if committed else "-"
+    chosen = f"{plan_face(view, committed)[0]} ({committed})" if committed else "-"
     put_text(img, f"committed: {chosen}", (14, y), 0.6, style.TROPHY if committed else style.TEXT)
     y += 26
     if you.get("bid") is not None:
@@ -159,7 +159,12 @@ def _theplan(img: np.ndarray, view: dict[str, Any]) -> None:
     y += 10
     items = list(me.get("treasures", [])) + list(me.get("trinkets", []))
     cards = [
-        (collection_of(t).replace("_", " "), t.rpartition("-")[2], collection_colour(collection_of(t)), [])
+        (
+            collection_of(t).replace("_", " "),
+            t.rpartition("-")[2],
+            collection_colour(collection_of(t), view),
+            [],
+        )
         for t in items
     ]
     _row(img, cards, y, (96, 60))

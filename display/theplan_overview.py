@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import zlib
 from collections import Counter
-from functools import lru_cache
 from typing import Any
 
 import cv2
@@ -24,10 +23,11 @@ def collection_of(item: str) -> str:
     return str(item).rsplit("-", 1)[0]
 
 
-def collection_colour(name: str) -> tuple[int, int, int]:
-    # The shipped collections get hues spread evenly round the wheel (no two alike); any other
-    # name a stable hue of its own.
-    kinds = [*_components().treasure_kinds, *_components().trinket_kinds]
+def collection_colour(name: str, state: dict[str, Any]) -> tuple[int, int, int]:
+    """A collection's colour. The game's collections (the state's "collections", in the
+    components file's order) get hues spread evenly round the wheel (no two alike); any other
+    name a stable hue of its own."""
+    kinds = list(state.get("collections") or [])
     n = len(kinds)
     # Stepping 3 round the wheel per kind (coprime with 10) puts neighbours in the file far apart.
     hue = (kinds.index(name) * 3 % n) * 180 // n if name in kinds else zlib.crc32(name.encode()) % 180
@@ -35,44 +35,36 @@ def collection_colour(name: str) -> tuple[int, int, int]:
     return tuple(int(v) for v in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])  # type: ignore[return-value]
 
 
-@lru_cache(maxsize=1)
-def _components() -> Any:
-    # What is printed on each Plan card (its type, its experts' collections) is in the components
-    # file the referee ships; the public state names a Plan by its id only.
-    from referee.theplan.components import default_components
-
-    return default_components()
-
-
-def plan_face(plan_id: str) -> tuple[str, list[str]]:
+def plan_face(state: dict[str, Any], plan_id: str) -> tuple[str, list[str]]:
     """A Plan card's type name and its experts' collections, e.g. ('Team of Two', ['jewels',
-    'sculptures']); an id the components file does not list shows as itself."""
-    comps = _components()
-    plan = comps.plans.get(str(plan_id))
-    if plan is None:
+    'sculptures']), as the state's "plan_faces" give them (the referee's public and player views
+    carry the faces of the Plans they show); an id without a face shows as itself."""
+    face = (state.get("plan_faces") or {}).get(str(plan_id))
+    if not isinstance(face, dict):
         return str(plan_id), []
-    return comps.plan_type(plan.type).name, list(plan.experts)
+    return str(face.get("type", plan_id)), [str(k) for k in face.get("experts") or []]
 
 
-def draw_plan_line(img: np.ndarray, plan_id: str, org: tuple[int, int], max_width: float) -> None:
+def draw_plan_line(
+    img: np.ndarray, state: dict[str, Any], plan_id: str, org: tuple[int, int], max_width: float
+) -> None:
     """'Plan: Team of Two' followed by a swatch in each expert's collection colour."""
-    name, experts = plan_face(plan_id)
+    name, experts = plan_face(state, plan_id)
     size = 12
     room = max_width - len(experts) * (size + 4)
     x = org[0] + put_text(img, f"Plan: {name}", org, 0.45, style.TROPHY, max_width=max(room, 40)) + 6
     for kind in experts:
-        cv2.rectangle(img, (x, org[1] - size), (x + size, org[1]), collection_colour(kind), -1)
+        cv2.rectangle(img, (x, org[1] - size), (x + size, org[1]), collection_colour(kind, state), -1)
         cv2.rectangle(img, (x, org[1] - size), (x + size, org[1]), style.CARD_EDGE, 1)
         x += size + 4
 
 
 def passing_direction(round_number: int) -> str:
-    """RULINGS: Plans pass to the left in odd rounds and to the right in even ones."""
+    """docs/rules-theplan.md, "A turn": Plans pass to the left in odd rounds and to the right in even ones."""
     return "left" if round_number % 2 == 1 else "right"
 
 
-def _tile(img: np.ndarray, item: str, x: int, y: int, w: int, h: int) -> None:
-    colour = collection_colour(collection_of(item))
+def _tile(img: np.ndarray, colour: tuple[int, int, int], item: str, x: int, y: int, w: int, h: int) -> None:
     cv2.rectangle(img, (x, y), (x + w, y + h), style.CARD_FACE, -1)
     cv2.rectangle(img, (x, y), (x + w, y + h // 3), colour, -1)
     cv2.rectangle(img, (x, y), (x + w, y + h), style.CARD_EDGE, 1)
@@ -81,13 +73,23 @@ def _tile(img: np.ndarray, item: str, x: int, y: int, w: int, h: int) -> None:
     put_text(img, tag, (x + w / 2, y + h - 6), 0.5, (20, 20, 20), 1, anchor="centre", max_width=w - 6)
 
 
-def _tiles(img: np.ndarray, items: list[str], x: int, y: int, w: int, tile: Size, max_rows: int) -> int:
+def _tiles(
+    img: np.ndarray,
+    state: dict[str, Any],
+    items: list[str],
+    x: int,
+    y: int,
+    w: int,
+    tile: Size,
+    max_rows: int,
+) -> int:
     """Lay tiles left to right, wrapping; returns the y below them."""
     tw, th = tile
     per_row = max(1, (w + 6) // (tw + 6))
     shown = items[: per_row * max_rows]
     for i, item in enumerate(shown):
-        _tile(img, item, x + (i % per_row) * (tw + 6), y + (i // per_row) * (th + 6), tw, th)
+        colour = collection_colour(collection_of(item), state)
+        _tile(img, colour, item, x + (i % per_row) * (tw + 6), y + (i // per_row) * (th + 6), tw, th)
     rows = max(1, -(-len(shown) // per_row))
     if len(items) > len(shown):
         put_text(img, f"+{len(items) - len(shown)} more", (x + w, y + rows * (th + 6) + 12), 0.4, style.DIM,
@@ -120,10 +122,10 @@ def render_theplan(state: dict[str, Any], events: list[dict[str, Any]] | None, s
     piles = state.get("piles") or {}
     cy += 18
     put_text(img, f"museum: treasures (pile {piles.get('treasures', '?')})", (left, cy), 0.45, style.DIM)
-    cy = _tiles(img, list(face_up.get("treasures", [])), left, cy + 6, main_w - 2 * left, (96, 54), 1)
+    cy = _tiles(img, state, list(face_up.get("treasures", [])), left, cy + 6, main_w - 2 * left, (96, 54), 1)
     cy += 16
     put_text(img, f"trinkets (pile {piles.get('trinkets', '?')})", (left, cy), 0.45, style.DIM)
-    cy = _tiles(img, list(face_up.get("trinkets", [])), left, cy + 6, main_w - 2 * left, (72, 40), 2)
+    cy = _tiles(img, state, list(face_up.get("trinkets", [])), left, cy + 6, main_w - 2 * left, (72, 40), 2)
     cy += 8
 
     # The players.
@@ -159,7 +161,7 @@ def render_theplan(state: dict[str, Any], events: list[dict[str, Any]] | None, s
         drawn = put_text(img, line1, (text_x, top + 22), 0.45, style.TEXT, max_width=room)
         plan = revealed.get(name)
         if plan:
-            draw_plan_line(img, plan, (text_x + drawn + 18, top + 22), room - drawn - 18)
+            draw_plan_line(img, state, plan, (text_x + drawn + 18, top + 22), room - drawn - 18)
         treasures = Counter(collection_of(t) for t in p.get("treasures", []))
         coll = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in sorted(treasures.items())) or "no treasures"
         trinkets = len(p.get("trinkets", []))

@@ -1,6 +1,6 @@
 """Pure geometry of the table in millimetres: card outlines, reach, placement, the reach graph.
 
-Imports nothing of ours (DESIGN.md). Everything configurable lives in GeometrySettings.
+Imports nothing of ours (docs/architecture.md, "Layers"). Everything configurable lives in GeometrySettings.
 """
 
 from geometry.card import CardId, CardOutline

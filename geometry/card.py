@@ -60,8 +60,9 @@ class CardOutline:
     """The outline of one card on the table.
 
     `corners_mm` are the sharp corners (rounded corners extended) in order around the card, in
-    the table frame of RULINGS.md. `sigma_mm` is each corner's position uncertainty: the standard
-    deviation, per axis, of an isotropic error (0 for an exactly known card).
+    the table frame of docs/rules-masterplan.md ("Coordinates"). `sigma_mm` is each corner's
+    position uncertainty: the standard deviation, per axis, of an isotropic error (0 for an
+    exactly known card).
     """
 
     id: CardId

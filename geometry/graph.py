@@ -213,5 +213,6 @@ class ReachGraph:
         return None if path is None else len(path) - 1
 
     def overlaps(self, proposed: CardOutline) -> list[Overlap]:
-        """The cards on the table that a proposed placement overlaps (RULINGS tolerance)."""
+        """The cards on the table that a proposed placement overlaps (the tolerance of
+        docs/rules-masterplan.md, "Add")."""
         return overlaps(proposed, self._candidates(proposed, "intersects"), self.settings)

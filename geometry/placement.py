@@ -28,8 +28,8 @@ def overlaps(
     proposed: CardOutline, cards: Sequence[CardOutline], settings: GeometrySettings = DEFAULT_SETTINGS
 ) -> list[Overlap]:
     """The cards among `cards` that `proposed` overlaps (intersection area above the tolerance
-    of RULINGS.md), largest overlap first. Touching is not overlapping. `proposed` itself (same
-    id) is ignored, so a card can be checked where it lies."""
+    of docs/rules-masterplan.md, "Add"), largest overlap first. Touching is not overlapping.
+    `proposed` itself (same id) is ignored, so a card can be checked where it lies."""
     others = [c for c in cards if c.id != proposed.id]
     if not others:
         return []

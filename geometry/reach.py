@@ -70,7 +70,8 @@ class Reach:
 def reach_verdict(
     gap_mm: float, sigma_gap_mm: float = 0.0, settings: GeometrySettings = DEFAULT_SETTINGS
 ) -> Verdict:
-    """RULINGS: legal iff gap < reach (strict); too close to call within k sigma of reach."""
+    """docs/rules-masterplan.md, "Reach": legal iff gap < reach (strict); too close to call
+    within k sigma of reach."""
     margin = settings.verdict_k * sigma_gap_mm
     if margin > 0 and abs(gap_mm - settings.reach_mm) <= margin:
         return Verdict.TOO_CLOSE_TO_CALL

@@ -1,4 +1,4 @@
-"""One settings object for every geometric rule; defaults from RULINGS.md ("Geometry and units")."""
+"""One settings object for every geometric rule; defaults from docs/rules-masterplan.md ("Reach")."""
 
 from __future__ import annotations
 

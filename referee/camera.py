@@ -25,7 +25,7 @@ import numpy as np
 import zmq
 
 from calibration import Calibration
-from referee.camera_feed import CameraFeed, SessionTarget, SetupNotFound, TableSetup, table_setup
+from referee.masterplan_camera import CameraFeed, SessionTarget, SetupNotFound, TableSetup, table_setup
 from referee.service import RefereeService
 from vision.incremental import IncrementalReader
 from vision.observation import FrameReading, Observation

@@ -9,8 +9,8 @@ from collections.abc import Iterable
 from typing import Any, Protocol
 
 from referee import masterplan, theplan
+from referee.errors import RefereeError, RuleViolation
 from referee.protocol import PROTOCOL_VERSION
-from referee.rules import RuleViolation
 
 MAX_LISTED_COMMANDS = 40
 
@@ -37,13 +37,8 @@ def check_distinct_seats(names: Iterable[str]) -> None:
             raise SetupError(f"{other} and {name} would be the same seat; give every player a different name")
 
 
-class RuleRefusal(Exception):
+class RuleRefusal(RefereeError):
     """A command the game refuses (a broken rule or a malformed command); nothing changed."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 class SetupError(Exception):

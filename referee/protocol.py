@@ -1,4 +1,4 @@
-"""The wire protocol (DESIGN.md "Wire protocol"), version 1: what a message may hold and how a
+"""The wire protocol (docs/architecture.md, "Wire protocol"), version 1: what a message may hold and how a
 bad one is answered. Shared by the service, the clients and the displays; no sockets here.
 
 Requests (DEALER -> ROUTER), one JSON object per message:
@@ -34,6 +34,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from referee.errors import RefereeError
+
 PROTOCOL_VERSION = 1
 MAX_MESSAGE_BYTES = 64 * 1024
 # ZMQ_MAXMSGSIZE of the referee's ROUTER: above it libzmq drops the connection before allocating
@@ -51,13 +53,11 @@ TOPIC_EVENT = b"event"
 _TYPE_RE = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 
 
-class ProtocolError(Exception):
+class ProtocolError(RefereeError):
     """A request the service cannot take; `code` is stable, `message` is for a person."""
 
     def __init__(self, code: str, message: str, request_id: str | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+        super().__init__(code, message)
         self.request_id = request_id
 
 

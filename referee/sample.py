@@ -207,7 +207,7 @@ class SampleReferee:
         self.game = game
         self.store = store  # referee.store.EventStore
         self.session: Any = None  # referee.session.GameSession, once the setup was seen
-        self.feed: Any = None  # referee.camera_feed.CameraFeed
+        self.feed: Any = None  # referee.masterplan_camera.CameraFeed
         self.spoken: list[dict[str, Any]] = []  # what the players said by hand, with the reply
         self._said = sorted(game.player_commands(), key=lambda fc: fc[0])
         self._retry: list[dict[str, Any]] = []
@@ -215,7 +215,7 @@ class SampleReferee:
 
     def observe(self, obs: Any, recorded_frame: int) -> None:
         """Take the Observation of a frame showing the table as the sample's `recorded_frame`."""
-        from referee.camera_feed import CameraFeed, SessionTarget, SetupNotFound, table_setup
+        from referee.masterplan_camera import CameraFeed, SessionTarget, SetupNotFound, table_setup
         from referee.protocol import Request
         from referee.session import GameSession
 

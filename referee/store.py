@@ -1,4 +1,4 @@
-"""The event store: one SQLite file per game, append-only, WAL mode (DESIGN.md "Event store").
+"""The event store: one SQLite file per game, append-only, WAL mode (docs/architecture.md, "Event store").
 
 Every event a command produces is appended - and synced to disk - together with the command's
 reply in one transaction, before anything is published or acknowledged; so a referee killed at

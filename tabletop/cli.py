@@ -1,4 +1,4 @@
-"""`tabletop`: one entry point for every job (DESIGN.md, "Command line").
+"""`tabletop`: one entry point for every job (docs/architecture.md, "Command line").
 
 Every failure a player can cause ends with exit code 2 and one line saying what was wrong and
 what to do; `--debug` shows the traceback instead.

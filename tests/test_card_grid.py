@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from bench.vision import POSE
+from vision.card_art import CARD_NAMES
 from vision.detector import CardDetector
 from vision.synthetic import PRESETS, Camera, Card, Renderer, Scene
-from vision.synthetic.art import CARD_NAMES
 from vision.table import TableMap
 
 CAM = Camera.for_resolution("1080p", pose=POSE)  # the bench's ~1000 x 560 mm view at 1920x1080

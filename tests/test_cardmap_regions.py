@@ -41,3 +41,40 @@ def test_small_specks_are_no_cards():
     inst[90:93, 90:93] = 2
     regions = card_regions(_reading(inst, scale=1.0), min_area_px=100)
     assert len(regions) == 1
+
+
+
+def _hand_drawn(cards: list[tuple[int, int, int, int]], shape=(100, 140)) -> tuple[np.ndarray, np.ndarray]:
+    """(interior, boundary) of axis-aligned cards (x0, y0, x1, y1 map px, exclusive ends): each
+    card's interior certain, its outermost ring of pixels boundary, as the network draws them."""
+    interior = np.zeros(shape, np.float32)
+    boundary = np.zeros(shape, np.float32)
+    for x0, y0, x1, y1 in cards:
+        interior[y0:y1, x0:x1] = 1.0
+        boundary[y0:y1, x0:x1] = 1.0
+        boundary[y0 + 1 : y1 - 1, x0 + 1 : x1 - 1] = 0.0
+    return interior, boundary
+
+
+def test_touching_cards_with_a_faint_boundary_are_two_regions():
+    # White cards touching on a white table: the map draws their shared edge faintly (0.35, under
+    # the 0.5 cut); the core splits there into two card-shaped parts.
+    interior, boundary = _hand_drawn([(20, 20, 48, 60), (48, 20, 76, 60)])
+    boundary[21:59, 47:49] = 0.35
+    regions = card_regions(CardMapReading(interior, boundary, 1.0))
+    assert len(regions) == 2
+    for reg, (x0, y0, x1, y1) in zip(sorted(regions, key=lambda r: r.contour[:, 0].min()), [(20, 20, 48, 60), (48, 20, 76, 60)]):
+        assert np.abs(reg.contour.min(axis=0) - (x0 - 0.5, y0 - 0.5)).max() <= 1.5
+        assert np.abs(reg.contour.max(axis=0) - (x1 - 0.5, y1 - 0.5)).max() <= 1.5
+
+
+def test_a_faint_printed_frame_does_not_split_a_card():
+    # A card's printed frame, 3 px inside its edge, drawn faintly as boundary: the core inside the
+    # frame and the thin ring outside it are no two cards.
+    interior, boundary = _hand_drawn([(30, 20, 58, 60)])
+    boundary[23:57, 33:55] = 0.3
+    boundary[24:56, 34:54] = 0.0
+    regions = card_regions(CardMapReading(interior, boundary, 1.0))
+    assert len(regions) == 1
+    assert np.abs(regions[0].contour.min(axis=0) - (29.5, 19.5)).max() <= 1.5
+    assert np.abs(regions[0].contour.max(axis=0) - (57.5, 59.5)).max() <= 1.5

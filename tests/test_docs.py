@@ -147,3 +147,21 @@ def test_theplan_doc_gives_the_default_plan_counts():
             f"{THEPLAN_DOC.name}: the Plan table should list {t.name} with {t.count} cards"
         )
     assert f"{len(comps.plans)} cards" in text
+
+
+def test_the_docs_the_code_cites_are_in_the_repository():
+    """Code comments point at docs/architecture.md and the rules docs; the design notes they once
+    cited (DESIGN.md, RULINGS.md) are not in the repository."""
+    cited, stale = set(), []
+    for path in ROOT.rglob("*.py"):
+        if any(part.startswith(".") for part in path.relative_to(ROOT).parts):
+            continue
+        text = path.read_text(encoding="utf-8")
+        cited |= set(
+            re.findall(r"docs/[a-z0-9_.-]+\.md", text)
+        )  # lower case: not a placeholder (rules-GAME.md)
+        if re.search(r"\b(DESIGN|RULINGS)\.md\b", text) and path != Path(__file__):
+            stale.append(str(path.relative_to(ROOT)))
+    assert not stale, f"these cite docs that are not in the repository: {stale}"
+    assert {"docs/architecture.md", "docs/rules-masterplan.md", "docs/rules-theplan.md"} <= cited
+    assert all((ROOT / doc).exists() for doc in cited), sorted(d for d in cited if not (ROOT / d).exists())

@@ -1,4 +1,4 @@
-"""Exact cases of the reach rule (RULINGS "Geometry and units")."""
+"""Exact cases of the reach rule (docs/rules-masterplan.md, "Reach")."""
 
 import math
 

@@ -1,4 +1,5 @@
-"""One test per Space card of the default deck (RULINGS table), plus the deck file itself."""
+"""One test per Space card of the default deck (docs/rules-masterplan.md, "The default deck"),
+plus the deck file itself."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""One test per villain power, exactly as RULINGS words them (optional rule, per game)."""
+"""One test per villain power, exactly as docs/rules-masterplan.md words them (optional rule, per game)."""
 
 from __future__ import annotations
 

@@ -27,6 +27,7 @@ from referee.masterplan import (
     start_id,
 )
 from referee.masterplan.agent import RandomAgent
+from referee.masterplan.waits import NewPositions
 
 MAX_COMMANDS = 3000
 CARD_NUMBER = re.compile(r'"card": \d')
@@ -100,7 +101,7 @@ def play_checked(config, seed, sigma):
         assert actor is not None and not game.players[actor].eliminated
         can_act = [p for p in game.order if game.legal_commands(p)]
         assert can_act in ([actor], []), can_act
-        assert can_act or (game.waiting and game.waiting["for"] == "report_positions")
+        assert can_act or isinstance(game.waiting, NewPositions)
         if n % 25 == 7:  # a refused command leaves everything as it was
             other = next(p for p in game.order if p != actor)
             before = json.dumps(game.state_dict(), sort_keys=True)

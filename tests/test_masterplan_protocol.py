@@ -33,6 +33,7 @@ from referee.masterplan import (
     private_events_for,
     public_event,
 )
+from referee.masterplan.waits import CardName
 
 
 def config(n: int = 3, **kw) -> MasterPlanConfig:
@@ -130,9 +131,7 @@ def test_same_seed_and_commands_give_byte_identical_events_and_other_seeds_diffe
 def test_physical_flip_waits_for_the_reported_identity_then_resolves_it():
     game = build(mode="physical", spaces={"S1": (None, (1000.0, 150.0), False)})
     events = game.apply(Move("ann", "S1"))
-    assert (
-        event(events, "identity_needed").public["space"] == "S1" and game.waiting["for"] == "report_identity"
-    )
+    assert event(events, "identity_needed").public["space"] == "S1" and isinstance(game.waiting, CardName)
     before = state(game)
     for bad, code in [
         (ReportIdentity("camera", "Banana", "S1"), "unknown_card"),
@@ -169,7 +168,7 @@ def test_physical_hands_are_counted_and_placements_carry_no_card_number():
 def test_physical_ms_fyre_play_waits_for_the_card_name():
     game = build(("ann", "dan", "eve"), mode="physical", powers=True, current="dan", hands={"dan": [None]})
     game.apply(PlayCard("dan"))
-    assert game.waiting["space"] is None
+    assert game.waiting.space is None
     game.apply(ReportIdentity("dan", "Supply Drop"))
     assert len(game.hand("dan")) == 2 and game.step == "add"
 

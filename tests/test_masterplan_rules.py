@@ -21,6 +21,7 @@ from referee.masterplan import (
     private_events_for,
     public_event,
 )
+from referee.masterplan.waits import ExtraMove
 
 # ann's start is centred at (1000, 44); a card centred at (1000, 150) is 18 mm above it.
 NEAR_ANN = (1000.0, 150.0)
@@ -72,7 +73,7 @@ def test_draw_during_move_skips_move_and_add():
 
 def test_draw_is_refused_while_a_choice_waits():
     game = build(step="move")
-    game.waiting = {"for": "extra_move", "player": "ann"}
+    game.waiting = ExtraMove("ann", "Rocket Boots")
     refuse(game, Draw("ann"), "waiting")
 
 
@@ -381,7 +382,7 @@ def test_too_close_to_call_measured_illegal_refuses_the_move_only():
     game.apply(Move("ann", "S1"))
     events = game.apply(ConfirmMeasurement("ann", False))
     assert "move_refused" in types(events) and game.position("ann") == "start:ann"
-    assert game.step == "move" and not game.turn["normal_move_used"]
+    assert game.step == "move" and not game.turn.normal_move_used
 
 
 def test_too_close_to_call_lenient_allows_and_strict_denies():
@@ -398,7 +399,7 @@ def test_too_close_to_call_lenient_allows_and_strict_denies():
 def test_a_fall_draw_that_empties_deck_and_discard_takes_face_up_table_cards():
     # Deck empty, discard empty, every other card in cat's hand. ann falls through a Trapdoor
     # with an empty hand: the Trapdoor (discarded) is her one card from the reshuffled pile; the
-    # other three may come from the face-up, unoccupied table cards (RULINGS).
+    # other three may come from the face-up, unoccupied table cards (docs/rules-masterplan.md, "Draw").
     game = build(
         spaces={"S1": ("Trapdoor", NEAR_ANN, False), "S2": ("Bomb", (600.0, 300.0), True),
                 "S3": ("Switch", (700.0, 300.0), True)},

@@ -24,6 +24,7 @@ from display.text import CAP_HEIGHT, PX_PER_SCALE, put_text, text_width
 from display.theplan_overview import plan_face
 from display.words import describe_event
 from referee.games import GAMES
+from referee.theplan.components import default_components
 from tabletop.commands.demo import legal_jumps
 from tabletop.commands.detect import FACE_COLOURS, draw
 from tests.display_helpers import masterplan_state
@@ -187,15 +188,22 @@ def test_the_winner_band_sits_above_the_table(master):
 
 
 def test_plan_cards_show_their_type_and_colours():
-    assert plan_face("two-01") == ("Team of Two", ["jewels", "sculptures"])
-    assert plan_face("smash-01") == ("Smash & Grab", [])
-    assert plan_face("no-such-plan") == ("no-such-plan", [])
     adapter = GAMES["theplan"]
     game, _ = adapter.setup(adapter.make_config(["ann", "bob", "cat"], {}), 1)
     view = adapter.player_view(game, "ann")
+    # the referee's view carries what each Plan it shows has printed on it
+    faces = {"plan_faces": {"two-01": {"type": "Team of Two", "experts": ["jewels", "sculptures"]},
+                            "smash-01": {"type": "Smash & Grab", "experts": []}}}  # fmt: skip
+    assert plan_face(faces, "two-01") == ("Team of Two", ["jewels", "sculptures"])
+    assert plan_face(faces, "smash-01") == ("Smash & Grab", [])
+    assert plan_face(faces, "no-such-plan") == ("no-such-plan", [])
+    comps = default_components()
+    for plan in view["you"]["hand"]:
+        face = comps.plans[plan]
+        assert plan_face(view, plan) == (comps.plan_type(face.type).name, list(face.experts))
     img = 255 - render_player_view("theplan", view)  # dark letters on the light card
     first = view["you"]["hand"][0]
-    assert match(img, plan_face(first)[0], 0.42) > 0.9
+    assert match(img, plan_face(view, first)[0], 0.42) > 0.9
     assert match(img, first, 0.42) < 0.8  # the id alone is not what the card shows
 
 

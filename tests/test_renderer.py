@@ -174,7 +174,7 @@ def test_every_face_is_distinct_and_stable() -> None:
         for b in names[i + 1 :]:
             assert np.abs(faces[a] - faces[b]).mean() > 5, (a, b)
     face_image.__wrapped__ if hasattr(face_image, "__wrapped__") else None
-    from vision.synthetic.art import _face
+    from vision.card_art import _face
 
     _face.cache_clear()
     assert np.array_equal(face_image("Trophy").astype(np.int16), faces["Trophy"])

@@ -1,4 +1,4 @@
-"""The components file: the default deck of RULINGS.md, and clear errors for a bad file."""
+"""The components file: the default deck of docs/rules-theplan.md, and clear errors for a bad file."""
 
 import copy
 import itertools

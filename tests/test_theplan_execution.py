@@ -1,4 +1,5 @@
-"""Executing Plans: order, experts, ties, Smash & Grab, trinket claims (rulebook + RULINGS), worked examples.
+"""Executing Plans: order, experts, ties, Smash & Grab, trinket claims
+(docs/rules-theplan.md), worked examples.
 
 Tables are set up exactly through physical mode, where the steward reports what was revealed and
 played; execution is the same code in both modes.

@@ -1,4 +1,4 @@
-"""vision layer (see DESIGN.md): frames in, cards and pawns out, tracked into Observations.
+"""vision layer (docs/architecture.md): frames in, cards and pawns out, tracked into Observations.
 
 reader = FrameReader(table=TableMap.load("calibration.json"))   # or TableMap.from_homography(H)
 tracker = Tracker()

@@ -22,9 +22,18 @@ MODELS = Path(__file__).resolve().parent / "models"
 # their model card records it (`input_long_side`); this is what new training runs use.
 MAP_LONG_SIDE = 640
 STRIDE = 32  # the network's input sides must be multiples of this
+# The smallest card the map is made to find: its short side 1/40 of the frame's long side (16 px
+# where the network reads the frame, 8 map px: room for an interior between two boundary bands).
+# A referee's 1080p camera over a 1.2 m table sees a playing card about 100 px across (1/19).
+SMALLEST_CARD = 1 / 40
 # How far (map px) a card's core grows back over the boundary band it lost: the band is two
 # pixels wide, and a blurred one a little wider.
 GROWTH_STEPS = 4
+# A boundary this faint still splits a core into cards, if it leaves card-like parts (each at
+# least this share of the core, filling its least box this much).
+WEAK_BOUNDARY = 0.25
+SPLIT_SHARE = 0.2
+BOX_FILL = 0.75
 
 
 @dataclass(frozen=True)
@@ -95,9 +104,9 @@ def card_regions(reading: CardMapReading, min_area_px: float = 0.0) -> list[Card
     within the interior, a pixel a step, so two cards' growth meets on their shared boundary),
     and the region's outline is the card's edge as the map places it."""
     card = reading.interior > 0.5
-    core = (card & (reading.boundary < 0.5)).astype(np.uint8)
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=4)
     min_map_area = max(4.0, min_area_px / reading.scale**2)
+    core = (card & (reading.boundary < 0.5)).astype(np.uint8)
+    n, labels, stats, _ = _split_weak_boundaries(core, reading.boundary, min_map_area)
     small = {i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] < 0.25 * min_map_area}
     if small:
         labels[np.isin(labels, list(small))] = 0  # specks of interior are no card's core
@@ -133,6 +142,48 @@ def card_regions(reading: CardMapReading, min_area_px: float = 0.0) -> list[Card
         conf = float(sums[i] / max(counts[i], 1))
         out.append(CardRegion(reading.to_frame(cnt), float(area), conf))
     return out
+
+
+def _split_weak_boundaries(
+    core: np.ndarray, boundary: np.ndarray, min_map_area: float
+) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """Connected cores (as `cv2.connectedComponentsWithStats`), a core split where the map drew
+    a faint boundary through it: two cards that touch, white on white or under blur, often get a
+    boundary line too weak for the 0.5 cut, and one core holds both. A core splits only into
+    card-like parts (filled boxes of a card's area): a card's printed frame or pattern, drawn as
+    faint boundary too, leaves a ring or specks, not two solid cards."""
+    n, labels, stats, cents = cv2.connectedComponentsWithStats(core, connectivity=4)
+    weak = (boundary < WEAK_BOUNDARY).astype(np.uint8)
+    out = np.zeros(labels.shape, np.uint8)
+    k = 0
+    for i in range(1, n):
+        x, y, w, h, area = stats[i]
+        own = labels[y : y + h, x : x + w] == i
+        parts = []
+        if area >= 2 * min_map_area:
+            m, sub, sst, _ = cv2.connectedComponentsWithStats(own.astype(np.uint8) & weak[y : y + h, x : x + w], connectivity=4)
+            parts = [j for j in range(1, m) if sst[j, cv2.CC_STAT_AREA] >= max(min_map_area, SPLIT_SHARE * area)]
+            if len(parts) < 2 or not all(_box_like(sub == j) for j in parts):
+                parts = []
+        if parts:
+            for j in parts:
+                k += 1
+                out[y : y + h, x : x + w][sub == j] = 1
+            # The core's rest (the faint line between them) is no card's core: growth gives it back.
+        else:
+            k += 1
+            out[y : y + h, x : x + w][own] = 1
+    if k == n - 1:
+        return n, labels, stats, cents
+    # Parts of one core are apart (the faint line between them), so labelling again finds each.
+    return cv2.connectedComponentsWithStats((out > 0).astype(np.uint8), connectivity=4)
+
+
+def _box_like(mask: np.ndarray) -> bool:
+    """Whether a part fills its least enclosing box as a card (seen in perspective) does."""
+    pts = cv2.findNonZero(mask.astype(np.uint8))
+    (_, _), (bw, bh), _ = cv2.minAreaRect(pts)
+    return len(pts) >= BOX_FILL * max(bw * bh, 1.0)
 
 
 def _outward(cnt: np.ndarray, d: float) -> np.ndarray:

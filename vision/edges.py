@@ -5,8 +5,8 @@ edge, find where the colour changes fastest with the polarity the side has (card
 and fit a line to those points robustly. Where a shadow can hide or double the card's edge (the
 card darker than the table or hardly lighter: white tables), the side's mean profile is then
 fitted with card | band | table and the line moved to the card's own step. The sharp corners are
-the intersections of adjacent lines (DESIGN.md); each corner's uncertainty follows from the
-residuals of its two lines.
+the intersections of adjacent lines (docs/architecture.md, "Command line"); each corner's
+uncertainty follows from the residuals of its two lines.
 
 The detector calls this dozens of times per frame, so the four sides are handled together:
 one `cv2.remap` samples every profile of a pass, and the per-side statistics (medians, trimmed

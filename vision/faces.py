@@ -6,7 +6,7 @@ normalised (mean and spread) so exposure and white balance do not matter, and th
 trimmed mean over pixels - the worst quarter is ignored - so partial glare or a pawn standing on
 the card does not matter either.
 
-The bundled default library is the synthetic renderer's art (`vision.synthetic.art`); enrol a
+The bundled default library is the bundled card art (`vision.card_art`); enrol a
 real deck with `FaceLibrary.enroll` (`tabletop enroll-faces FOLDER`).
 """
 
@@ -265,8 +265,8 @@ class FaceLibrary:
 
     @classmethod
     def default(cls) -> FaceLibrary:
-        """The synthetic renderer's art: the bundled default deck."""
-        from vision.synthetic.art import all_faces, back_image
+        """The bundled card art (`vision.card_art`): the default deck."""
+        from vision.card_art import all_faces, back_image
 
         lib = cls()
         lib.set_back(back_image())

@@ -2,8 +2,9 @@
 
 All types are frozen dataclasses with `to_json()` giving plain JSON (lists and numbers). Pixel
 coordinates are of the image as `cv2.imread` loads it; millimetres are the table frame of
-RULINGS.md and are None without a calibration. Corners are the sharp corners, clockwise in the
-image from the top-left one (DESIGN.md); sigmas are per-corner 1-sigma errors per axis.
+docs/rules-masterplan.md ("Coordinates") and are None without a calibration. Corners are the
+sharp corners, clockwise in the image from the top-left one (docs/architecture.md, "Command
+line"); sigmas are per-corner 1-sigma errors per axis.
 """
 
 from __future__ import annotations
@@ -66,7 +67,8 @@ class PawnSeen:
 
 @dataclass(frozen=True)
 class FrameReading:
-    """Everything found in one frame (the `tabletop detect` object, DESIGN.md)."""
+    """Everything found in one frame (the `tabletop detect` object: docs/architecture.md,
+    "Command line")."""
 
     width: int
     height: int

@@ -31,10 +31,22 @@ import cv2
 import numpy as np
 
 from vision.light import fit_light
-from vision.synthetic.scene import PAWN_COLORS
 
-# Player colours (BGR) of the default pawns: the renderer's, as its art is the default deck.
-# White and black are left out: colour alone cannot find them.
+# The colours (BGR) of the bundled pawns; the test-scene renderer (vision.synthetic) paints its
+# pawns with them, as it prints its cards with the bundled card art (vision.card_art).
+PAWN_COLORS: dict[str, tuple[int, int, int]] = {
+    "red": (40, 40, 210),
+    "blue": (200, 90, 30),
+    "yellow": (30, 210, 235),
+    "green": (60, 170, 40),
+    "purple": (160, 50, 130),
+    "orange": (20, 120, 245),
+    "white": (235, 235, 235),
+    "black": (35, 35, 35),
+}
+
+# Player colours (BGR) of the default pawns. White and black are left out: colour alone cannot
+# find them.
 DEFAULT_COLORS: dict[str, tuple[int, int, int]] = {
     name: bgr for name, bgr in PAWN_COLORS.items() if name not in ("white", "black")
 }

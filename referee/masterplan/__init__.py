@@ -1,4 +1,4 @@
-"""Master Plan: the pure rules engine (RULINGS.md, Master Plan part).
+"""Master Plan: the pure rules engine (docs/rules-masterplan.md).
 
 game, events = MasterPlanGame.setup(config, seed)
 events = game.apply(Move("alice", to="S3"))      # raises RuleViolation, state unchanged
@@ -6,6 +6,7 @@ game.public_view(); game.player_view("alice"); game.legal_commands("alice")
 same = MasterPlanGame.replay(all_events)
 """
 
+from referee.events import Event, private_events_for, public_event
 from referee.masterplan.commands import (
     COMMAND_TYPES,
     ChooseTarget,
@@ -44,7 +45,6 @@ from referee.masterplan.deck import (
     load_deck,
 )
 from referee.masterplan.errors import ReplayMismatch, RuleViolation
-from referee.masterplan.events import Event, private_events_for, public_event
 from referee.masterplan.game import MasterPlanGame
 
 __all__ = [

@@ -15,6 +15,7 @@ from geometry import CardOutline
 from referee.masterplan.commands import Command, Move, PlaceCard, ReportIdentity, ReportPositions, SkipStep
 from referee.masterplan.config import TROPHY
 from referee.masterplan.game import MasterPlanGame
+from referee.masterplan.waits import CardName, NewPositions
 
 
 class RandomAgent:
@@ -32,11 +33,11 @@ class RandomAgent:
         if player is None:
             raise ValueError("the game is over; nobody acts")
         w = game.waiting
-        if w is not None and w["for"] == "report_positions" and w["effect"] == "relocate_one":
-            return self._relocate(game, player, w["spaces"][0])
-        if w is not None and w["for"] == "report_identity":
+        if isinstance(w, NewPositions) and w.effect == "relocate_one":
+            return self._relocate(game, player, w.spaces[0])
+        if isinstance(w, CardName):
             names = game.possible_names()
-            return ReportIdentity(player, self.rng.choice(names), w["space"])
+            return ReportIdentity(player, self.rng.choice(names), w.space)
         if w is None and game.step == "add" and game.hand(player) and self.rng.random() < self.place_rate:
             placed = self._place(game, player)
             if placed is not None:

@@ -14,7 +14,7 @@ VILLAINS = ("Z-Mask", "Dr. Badmahn", "Mysterious M", "Ms. Fyre", "Plutonian Poac
 DECK_MODES = ("digital", "physical")
 TROPHY = "trophy"
 MIN_PLAYERS, MAX_PLAYERS = 3, 6
-TROPHY_DISTANCE_MM = 610.0  # RULINGS: "about 610 mm (2 feet) away"
+TROPHY_DISTANCE_MM = 610.0  # docs/rules-masterplan.md, "Default layout": "about 610 mm (two feet)"
 REPORTERS = ("camera",)  # who may report the table besides the players
 
 
@@ -35,8 +35,8 @@ class Seat:
 @dataclass(frozen=True)
 class MasterPlanConfig:
     """Everything fixed at setup. `starting_cards` ({player: 4 corners}) and `trophy` (4
-    corners) default to the layout of RULINGS (random seat order along the contestant edge,
-    one long card length apart, Trophy 610 mm away). `deck` is a parsed deck file (None: the
+    corners) default to the layout of docs/rules-masterplan.md (random seat order along the
+    contestant edge, one long card length apart, Trophy 610 mm away). `deck` is a parsed deck file (None: the
     bundled default)."""
 
     seats: tuple[Seat, ...]
@@ -142,8 +142,9 @@ class MasterPlanConfig:
 def default_layout(
     players: tuple[str, ...], rng: random.Random, settings: GeometrySettings = DEFAULT_SETTINGS
 ) -> tuple[dict[str, CardOutline], CardOutline]:
-    """RULINGS setup: starting cards in random order along the contestant edge (y = 0), one long
-    card length between each, and the Trophy centred about 610 mm beyond them."""
+    """docs/rules-masterplan.md, "Default layout": starting cards in random order along the
+    contestant edge (y = 0), one long card length between each, and the Trophy centred about
+    610 mm beyond them."""
     w, h = settings.card_short_mm, settings.card_long_mm
     order = list(players)
     rng.shuffle(order)

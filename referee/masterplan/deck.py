@@ -164,7 +164,7 @@ def default_deck() -> SpaceDeck:
 
 
 def load_deck(path: str | Path | None = None) -> SpaceDeck:
-    """The deck file at `path`, or the bundled default deck of RULINGS.md."""
+    """The deck file at `path`, or the bundled default deck of docs/rules-masterplan.md."""
     if path is None:
         text = resources.files("referee.masterplan").joinpath(DEFAULT_DECK_FILE).read_text("utf-8")
         source = DEFAULT_DECK_FILE

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from referee.rules import RuleViolation
+from referee.errors import RuleViolation
 
 __all__ = ["ReplayMismatch", "RuleViolation"]
 

@@ -1,4 +1,4 @@
-"""The Master Plan rules engine: state + command -> events (RULINGS.md, Master Plan part).
+"""The Master Plan rules engine: state + command -> events (docs/rules-masterplan.md).
 
 Pure: no I/O, no clock, no global random. Every random choice (seat order of the default
 layout, shuffles of the digital deck) comes from `random.Random(seed)` held in the state, and the
@@ -17,9 +17,10 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 from geometry import CardOutline, Reach, overlaps
+from referee.events import Event, as_event
 from referee.masterplan.commands import (
     ChooseTarget,
     Command,
@@ -44,11 +45,9 @@ from referee.masterplan.config import (
 )
 from referee.masterplan.effects import Effects
 from referee.masterplan.errors import ReplayMismatch, RuleViolation
-from referee.masterplan.events import Event, as_event
 from referee.masterplan.state import (
     BADMAHN,
     CARD_SIZE_TOLERANCE,
-    CHOICES,
     MS_FYRE,
     RULES_VERSION,
     Z_MASK,
@@ -56,7 +55,21 @@ from referee.masterplan.state import (
     Space,
     corners_list,
 )
+from referee.masterplan.steps import ADD, MOVE, OUT_OF_STEP, STEPS, ended_by_draw, first_step, refusal_text
+from referee.masterplan.tasks import AfterMove, CardEffect
 from referee.masterplan.views import Views
+from referee.masterplan.waits import (
+    CardName,
+    Measurement,
+    NewPositions,
+    PendingBlast,
+    PendingMinion,
+    PendingMove,
+    TargetChoice,
+    Wait,
+)
+
+W = TypeVar("W", bound=Wait)
 
 
 def _canonical(events: Iterable[Event]) -> list[str]:
@@ -78,7 +91,8 @@ class MasterPlanGame(Effects, Views):
             config = MasterPlanConfig.from_dict(config)
         game = cls(config, seed)
         starts, trophy = layout_from_config(config, game.rng)
-        # RULINGS: rightmost starting card (largest x) first, then leftward.
+        # docs/rules-masterplan.md, "Setup and turn order": rightmost starting card (largest x)
+        # first, then leftward.
         game.order = sorted(starts, key=lambda p: -starts[p].center_mm[0])
         for p in game.order:
             game._add_space(Space(start_id(p), "start", True, owner=p), starts[p])
@@ -104,7 +118,7 @@ class MasterPlanGame(Effects, Views):
             game._draw_cards(game.players[p], 4)
         game.current = game.order[0]
         game.turn_number = 1
-        game.step = "add"  # the first complete round has no Move step
+        game.step = first_step(0)
         game._emit("turn_started", {"player": game.current, "step": game.step, "turn": game.turn_number})
         events, game._out = game._out, []
         return game, events
@@ -195,15 +209,13 @@ class MasterPlanGame(Effects, Views):
         if kind is None:
             if self.waiting is not None:
                 raise self._waiting_error()
-            if self.turn["normal_move_used"] or self.turn["card_played"]:
+            if self.turn.normal_move_used or self.turn.card_played:
                 raise RuleViolation("wrong_step", "You have already moved this turn")
-            if self.step == "add" and p.turns_taken == 0:
+            if self.step == ADD and p.turns_taken == 0:
                 raise RuleViolation(
                     "first_round", "Nobody moves during the first complete round; place cards or skip"
                 )
-            raise RuleViolation(
-                "wrong_step", f"You are in the {self.step.capitalize()} step; moves come first"
-            )
+            raise RuleViolation("wrong_step", OUT_OF_STEP["move"].format(step=self.step.capitalize()))
         here = p.position
         assert here is not None
         self._require_space(cmd.to)
@@ -211,7 +223,7 @@ class MasterPlanGame(Effects, Views):
         if refusal is not None:
             raise refusal
         verdict, r = self._jump(here, cmd.to)
-        action = {"action": "move", "kind": kind, "to": cmd.to, "flip": cmd.flip, "player": cmd.player}
+        action = PendingMove(cmd.player, kind, cmd.to, cmd.flip)
 
         def change() -> None:
             if verdict == "ask":
@@ -223,45 +235,43 @@ class MasterPlanGame(Effects, Views):
 
     def _cmd_skip_step(self, cmd: SkipStep) -> Callable[[], None]:
         w = self.waiting
-        if w is not None and w["for"] in CHOICES:
+        if w is not None and w.is_choice:
             p = self._require_chooser(cmd.player)
-            if w["for"] == "choose_target" and not w["optional"]:
+            if isinstance(w, TargetChoice) and not w.optional:
                 raise self._waiting_error()
 
             def decline() -> None:
                 self.waiting = None
-                self._emit("choice_declined", {"player": p.name, "effect": w.get("effect", "extra_move")})
-                if w.get("effect") == "draw":  # who takes nothing from the table draws from the deck
-                    self._draw_cards(p, w["count"], fall=w["_fall"])
+                effect = w.effect if isinstance(w, TargetChoice) else "extra_move"
+                self._emit("choice_declined", {"player": p.name, "effect": effect})
+                if isinstance(w, TargetChoice) and w.effect == "draw":
+                    # who takes nothing from the table draws from the deck
+                    self._draw_cards(p, w.count, fall=w.fall)
 
             return decline
         p = self._require_actor(cmd.player)
         self._require_no_waiting()
+        self._require_step(cmd.type)
         step = self.step
-
-        def change() -> None:
-            if step in ("move", "add"):
-                self._skip_step(p, step)
-                return
-            self._emit("step_skipped", {"player": p.name, "step": step})
-            if step == "draw":
-                self.turn["ends"] = True
-            else:
-                self._start_next_turn()
-
-        return change
+        return lambda: self._skip_step(p, step)
 
     def _skip_step(self, p: PlayerState, step: str) -> None:
-        """End the Move or Add step early: the next step begins."""
+        """End `step` early; what follows is the steps table's (STEPS)."""
         self._emit("step_skipped", {"player": p.name, "step": step})
-        if step == "move":
-            self.turn["free_move_offered"] = False
-        self._enter_step("add" if step == "move" else "draw")
+        if step == MOVE:
+            self.turn.free_move_offered = False  # a declined free move
+        then = STEPS[step].then
+        if then is not None:
+            self._enter_step(then)
+        elif STEPS[step].after_turn:
+            self._start_next_turn()
+        else:
+            self.turn.ends = True
 
     def _cmd_place_card(self, cmd: PlaceCard) -> Callable[[], None]:
         p = self._require_actor(cmd.player)
         self._require_no_waiting()
-        self._require_step("add", "cards are placed in the Add step")
+        self._require_step(cmd.type)
         card = self._require_hand_card(p, cmd.card)
         if cmd.space is not None:
             if cmd.space in self.used_ids:
@@ -289,39 +299,20 @@ class MasterPlanGame(Effects, Views):
                 },
                 private,
             )
-            self.turn["placed"] += 1
-            if (
-                self.powers
-                and p.villain == BADMAHN
-                and self.turn["placed"] == 3
-                and not self.turn["bonus_drawn"]
-            ):
-                self.turn["bonus_drawn"] = True
+            self.turn.placed += 1
+            if self.powers and p.villain == BADMAHN and self.turn.placed == 3 and not self.turn.bonus_drawn:
+                self.turn.bonus_drawn = True
                 self._emit("power_used", {"player": p.name, "power": "extra_card"})
                 # as a draw effect, so an empty deck and discard offer face-up table cards
-                self.tasks.insert(
-                    0,
-                    {
-                        "do": "draw",
-                        "n": 1,
-                        "you": p.name,
-                        "space": None,
-                        "card_name": "Dr. Badmahn's extra card",
-                    },
-                )
+                self.tasks.insert(0, CardEffect("draw", p.name, "Dr. Badmahn's extra card", n=1))
 
         return change
 
     def _cmd_draw(self, cmd: Draw) -> Callable[[], None]:
         p = self._require_actor(cmd.player)
         self._require_no_waiting()
-        # Move and Add may always be ended early (RULINGS: each step may be skipped), so a draw
-        # during them ends them first, as a player expects: no separate skip_step needed.
-        skipped = {"move": ["move", "add"], "add": ["add"], "draw": []}.get(self.step)
-        if skipped is None:
-            raise RuleViolation(
-                "wrong_step", f"You are in the {self.step.capitalize()} step; your draw is over"
-            )
+        self._require_step(cmd.type)
+        skipped = ended_by_draw(self.step)
         if cmd.space is not None:
             if not self._may_take_from_table(p):
                 raise RuleViolation(
@@ -339,30 +330,28 @@ class MasterPlanGame(Effects, Views):
                 self._take_from_table(p, cmd.space)
             else:
                 self._draw_cards(p, 1)
-            self.turn["ends"] = True
+            self.turn.ends = True
 
         return change
 
     def _cmd_choose_target(self, cmd: ChooseTarget) -> Callable[[], None]:
-        w = self._require_waiting("choose_target", cmd.player, own=True)
+        w = self._require_waiting(TargetChoice, cmd.player)
         p = self.players[cmd.player]
-        effect, chosen = w["effect"], list(cmd.spaces)
+        effect, chosen = w.effect, list(cmd.spaces)
         if len(set(chosen)) != len(chosen):
             raise RuleViolation("same_space_twice", "Choose each space at most once")
         for s in chosen:
-            if s not in w["options"]:
-                raise RuleViolation(
-                    "not_an_option", f"{s} is not one of the choices: {', '.join(w['options'])}"
-                )
+            if s not in w.options:
+                raise RuleViolation("not_an_option", f"{s} is not one of the choices: {', '.join(w.options)}")
         want = {"swap_two": 2}.get(effect, 1)
         if effect == "draw":
-            if not 1 <= len(chosen) <= w["count"]:
+            if not 1 <= len(chosen) <= w.count:
                 raise RuleViolation(
-                    "wrong_count", f"Choose 1 to {w['count']} face-up spaces, or skip to draw from the deck"
+                    "wrong_count", f"Choose 1 to {w.count} face-up spaces, or skip to draw from the deck"
                 )
         elif len(chosen) != want:
             raise RuleViolation(
-                "wrong_count", f"{w['card_name']} needs exactly {want} space(s), you chose {len(chosen)}"
+                "wrong_count", f"{w.card_name} needs exactly {want} space(s), you chose {len(chosen)}"
             )
 
         def change() -> None:
@@ -382,27 +371,22 @@ class MasterPlanGame(Effects, Views):
                     },
                 )
                 p.position = chosen[0]
-                self.turn["last_move_face_up"] = False  # a teleport grants no free move
+                self.turn.last_move_face_up = False  # a teleport grants no free move
             elif effect in ("swap_two", "relocate_one"):
-                self.waiting = {
-                    "for": "report_positions", "player": p.name, "effect": effect,
-                    "spaces": chosen, "card_name": w["card_name"],
-                }  # fmt: skip
+                self.waiting = NewPositions(p.name, effect, chosen, w.card_name)
                 self._emit("positions_needed", {"player": p.name, "effect": effect, "spaces": chosen})
             elif effect == "draw":
                 for s in chosen:
                     self._take_from_table(p, s)
-                self._draw_cards(p, w["count"] - len(chosen), fall=w["_fall"])
+                self._draw_cards(p, w.count - len(chosen), fall=w.fall)
 
         return change
 
     def _cmd_report_positions(self, cmd: ReportPositions) -> Callable[[], None]:
-        w = self._require_waiting("report_positions", cmd.player, own=False)
+        w = self._require_waiting(NewPositions, cmd.player)
         reported = [s for s, _ in cmd.positions]
-        if sorted(reported) != sorted(w["spaces"]):
-            raise RuleViolation(
-                "wrong_cards", f"Report the new corners of exactly {' and '.join(w['spaces'])}"
-            )
+        if sorted(reported) != sorted(w.spaces):
+            raise RuleViolation("wrong_cards", f"Report the new corners of exactly {' and '.join(w.spaces)}")
         moving = set(reported)
         outlines = [self._check_outline(s, c, self.graph.card(s).sigma_mm, moving) for s, c in cmd.positions]
         if len(outlines) == 2:
@@ -426,7 +410,7 @@ class MasterPlanGame(Effects, Views):
             self._emit(
                 "spaces_moved",
                 {
-                    "effect": w["effect"],
+                    "effect": w.effect,
                     "reported_by": cmd.player,
                     "positions": {o.id: corners_list(o) for o in outlines},
                 },
@@ -437,9 +421,9 @@ class MasterPlanGame(Effects, Views):
     def _cmd_report_identity(self, cmd: ReportIdentity) -> Callable[[], None]:
         if self.digital:
             raise RuleViolation("digital_deck", "The referee dealt this deck and already knows every card")
-        w = self._require_waiting("report_identity", cmd.player, own=False)
-        if cmd.space != w["space"]:
-            which = w["space"] or "the card Ms. Fyre played"
+        w = self._require_waiting(CardName, cmd.player)
+        if cmd.space != w.space:
+            which = w.space or "the card Ms. Fyre played"
             raise RuleViolation("wrong_card", f"The referee is waiting for the name of {which}")
         if cmd.name not in self.config.deck.names:
             raise RuleViolation(
@@ -455,80 +439,67 @@ class MasterPlanGame(Effects, Views):
         def change() -> None:
             self.waiting = None
             self._emit("identity_reported", {"space": cmd.space, "name": cmd.name, "reported_by": cmd.player})
-            then = w["_then"]
-            if then == "flip":
-                self._reveal(w["space"], cmd.name, w["_you"])
-            elif then == "play":
-                self._queue_effects(cmd.name, w["_you"], self.players[w["_you"]].position)
+            if w.then == "flip":
+                self._reveal(w.space, cmd.name, w.you)  # type: ignore[arg-type]
+            elif w.then == "play":
+                self._queue_effects(cmd.name, w.you, self.players[w.you].position)
             else:  # a destroyed face-down card under Monster Nash
-                self._emit("space_revealed", {"space": w["space"], "name": cmd.name})
-                self._queue_trap_effects(cmd.name, w["_by"], w["space"], w["_corners"])
+                self._emit("space_revealed", {"space": w.space, "name": cmd.name})
+                self._queue_trap_effects(cmd.name, w.you, w.space, w.corners)  # type: ignore[arg-type]
 
         return change
 
     def _cmd_confirm_measurement(self, cmd: ConfirmMeasurement) -> Callable[[], None]:
-        w = self._require_waiting("confirm_measurement", cmd.player, own=False)
+        w = self._require_waiting(Measurement, cmd.player)
 
         def change() -> None:
-            self.waiting = w.get("_restore")
-            action = w["_action"]
+            self.waiting = w.restore
+            then = w.then
             self._emit(
                 "measurement_confirmed",
-                {"from": w["from"], "to": w["to"], "legal": cmd.legal, "reported_by": cmd.player},
+                {"from": w.jump_from, "to": w.to, "legal": cmd.legal, "reported_by": cmd.player},
             )
-            p = self.players[action["player"]]
-            if action["action"] == "blast":
-                task = action["task"]
-                task["decided"][w["to"]] = cmd.legal
-                self.tasks.insert(0, task)
+            p = self.players[then.player]
+            if isinstance(then, PendingBlast):
+                then.task.decided[w.to] = cmd.legal
+                self.tasks.insert(0, then.task)
             elif not cmd.legal:
-                self._emit(
-                    "move_refused", {"player": p.name, "to": w["to"], "reason": "measured out of reach"}
-                )
-            elif action["action"] == "move":
-                self._move_pawn(p, action["kind"], action["to"], action["flip"])
+                self._emit("move_refused", {"player": p.name, "to": w.to, "reason": "measured out of reach"})
+            elif isinstance(then, PendingMove):
+                self._move_pawn(p, then.kind, then.to, then.flip)
             else:
-                self._send_minion(p, action["to"])
+                self._send_minion(p, then.to)
 
         return change
 
     def _cmd_send_minion(self, cmd: SendMinion) -> Callable[[], None]:
-        p = self._require_actor(cmd.player)
-        self._require_power(p, Z_MASK)
-        self._require_no_waiting()
-        self._require_before_move("send the minion")
-        if self.turn["minion_used"]:
-            raise RuleViolation("power_used", "Z-Mask's minion goes out once per turn")
-        dest = self._require_space(cmd.to)
-        if dest.face_up:
-            raise RuleViolation(
-                "already_face_up", f"The minion only flips face-down cards; {cmd.to} is face-up"
-            )
+        p = self._require_power_before_move(cmd, Z_MASK, "send the minion")
+        refusal = self._minion_refusal(p, cmd.to)
+        if refusal is not None:
+            raise refusal
         here = p.position
         assert here is not None
         verdict, r = self._jump(here, cmd.to)
 
         def change() -> None:
             if verdict == "ask":
-                self._ask_measurement(here, cmd.to, r, {"action": "minion", "to": cmd.to, "player": p.name})
+                self._ask_measurement(here, cmd.to, r, PendingMinion(p.name, cmd.to))
             else:
                 self._send_minion(p, cmd.to)
 
         return change
 
     def _cmd_play_card(self, cmd: PlayCard) -> Callable[[], None]:
-        p = self._require_actor(cmd.player)
-        self._require_power(p, MS_FYRE)
-        self._require_no_waiting()
-        self._require_before_move("play a card instead of moving")
+        p = self._require_power_before_move(cmd, MS_FYRE, "play a card instead of moving")
         card = self._require_hand_card(p, cmd.card)
 
         def change() -> None:
-            self.turn["card_played"] = True
-            self.turn["normal_move_used"] = True  # the play replaces her entire move
+            self.turn.card_played = True
+            self.turn.normal_move_used = True  # the play replaces her entire move
             p.hand.remove(card)
-            self.discard.append(card)  # RULINGS: discarded; its effect is independent of the card
-            self.tasks.insert(0, {"do": "after_move", "kind": "play"})
+            # docs/rules-masterplan.md, "Villain powers": discarded; its effect is independent of the card
+            self.discard.append(card)
+            self.tasks.insert(0, AfterMove("play"))
             if card is None:
                 self._emit("card_played", {"player": p.name, "name": None})
                 self._wait_identity(None, "play", p.name)
@@ -542,7 +513,7 @@ class MasterPlanGame(Effects, Views):
     def _cmd_peek(self, cmd: Peek) -> Callable[[], None]:
         p = self._require_actor(cmd.player)
         self._require_no_waiting()
-        self._require_step("peek", "Mysterious M peeks at the end of his turn")
+        self._require_step(cmd.type)
         s = self._require_space(cmd.space)
         if s.kind != "space" or s.face_up:
             raise RuleViolation("not_face_down", f"Card {cmd.space} is not a face-down Space card")
@@ -580,8 +551,8 @@ class MasterPlanGame(Effects, Views):
         p = self._require_seat(player)
         w = self.waiting
         assert w is not None
-        if player != w["player"]:
-            raise RuleViolation("not_your_choice", f"{w['player']} makes this choice, not {player}")
+        if player != w.player:
+            raise RuleViolation("not_your_choice", f"{w.player} makes this choice, not {player}")
         return p
 
     def _require_reporter(self, player: str) -> None:
@@ -592,31 +563,39 @@ class MasterPlanGame(Effects, Views):
         if self.waiting is not None:
             raise self._waiting_error()
 
-    def _require_waiting(self, kind: str, player: str, own: bool) -> dict[str, Any]:
+    def _require_waiting(self, kind: type[W], player: str) -> W:
+        """The wait that `player`'s answer of this kind answers: a choice only from the player
+        it names, a report from the table from any seat or the camera."""
         w = self.waiting
-        if w is None or w["for"] != kind:
+        if not isinstance(w, kind):
             if w is not None:
                 raise self._waiting_error()
-            raise RuleViolation("nothing_to_answer", f"Nothing is waiting for {kind.replace('_', ' ')}")
-        if own:
+            raise RuleViolation("nothing_to_answer", f"Nothing is waiting for {kind.kind.replace('_', ' ')}")
+        if kind.is_choice:
             self._require_chooser(player)
         else:
             self._require_reporter(player)
         return w
 
-    def _require_step(self, step: str, why: str) -> None:
-        if self.step != step:
-            raise RuleViolation("wrong_step", f"You are in the {self.step.capitalize()} step; {why}")
+    def _require_step(self, command_type: str) -> None:
+        """Refuse a command the current step does not allow (the steps table, STEPS)."""
+        why = refusal_text(command_type, self.step)
+        if why is not None:
+            raise RuleViolation("wrong_step", why)
 
-    def _require_power(self, p: PlayerState, villain: str) -> None:
-        if not self.powers or p.villain != villain:
-            raise RuleViolation(
-                "no_such_power", f"Only {villain}, in a game with villain powers, can do that"
-            )
+    def _require_power_before_move(self, cmd: Command, villain: str, what: str) -> PlayerState:
+        """The powers used before the move (Z-Mask's minion, Ms. Fyre's play): the villain's own,
+        on his turn, in his Move step and before his move."""
+        p = self._require_actor(cmd.player)
+        refusal = self._power_refusal(p, villain)
+        if refusal is not None:
+            raise refusal
+        self._require_no_waiting()
+        self._require_step(cmd.type)
+        self._require_before_move(what)
+        return p
 
     def _require_before_move(self, what: str) -> None:
-        if self.step != "move":
-            raise RuleViolation("wrong_step", f"You can {what} only in your Move step")
         if not self._before_move():
             raise RuleViolation("wrong_step", f"You can {what} only before your move")
 
@@ -642,14 +621,7 @@ class MasterPlanGame(Effects, Views):
         return s
 
     def _waiting_error(self) -> RuleViolation:
-        w = self.waiting or {}
-        what = {
-            "choose_target": f"{w.get('player')} to choose for {w.get('card_name')}",
-            "report_positions": f"the new positions of {' and '.join(w.get('spaces', []))}",
-            "report_identity": f"the name of the card turned up at {w.get('space') or 'Ms. Fyre'}",
-            "confirm_measurement": f"a measurement of the jump from {w.get('from')} to {w.get('to')}",
-            "extra_move": f"{w.get('player')}'s extra move (or skip_step)",
-        }.get(w.get("for", ""), "an answer")
+        what = "an answer" if self.waiting is None else self.waiting.what()
         return RuleViolation("waiting", f"The game is waiting for {what}")
 
     def _jump(self, a: str, b: str) -> tuple[str, Reach]:

@@ -7,9 +7,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from geometry import CardOutline, Reach, ReachGraph, Verdict
+from referee.events import Event
 from referee.masterplan.config import ConfigError, MasterPlanConfig
 from referee.masterplan.errors import RuleViolation
-from referee.masterplan.events import Event
+from referee.masterplan.steps import ADD, MOVE
+from referee.masterplan.tasks import Task
+from referee.masterplan.waits import ExtraMove, Wait
 
 Z_MASK, BADMAHN, MYSTERIOUS_M = "Z-Mask", "Dr. Badmahn", "Mysterious M"
 MS_FYRE, POACHER, NASH = "Ms. Fyre", "Plutonian Poacher", "Monster Nash"
@@ -17,16 +20,8 @@ RULES_VERSION = 2  # bump when a rule change would make old event logs replay di
 # A placed card may differ this much (relative) from the nominal card size: camera noise and
 # sleeves, but not a coaster or a card lying on its edge.
 CARD_SIZE_TOLERANCE = 0.25
-# Keys of `waiting` that anyone may see; keys starting with "_" hold the referee's continuation.
-PUBLIC_WAITING_KEYS = (
-    "for", "player", "effect", "options", "count", "optional", "spaces", "space",
-    "from", "to", "gap_mm", "sigma_gap_mm", "card_name",
-)  # fmt: skip
-# Waits that only the player they name may answer (on anyone's turn); reports from the table
-# (identities, positions, measurements) may come from any seat or the camera.
-CHOICES = ("choose_target", "extra_move")
-# How each close-call policy rules a jump too close to call (RULINGS): measured by hand, allowed,
-# or counted as out of reach.
+# How each close-call policy rules a jump too close to call (docs/rules-masterplan.md, "Too close
+# to call"): measured by hand, allowed, or counted as out of reach.
 CLOSE_CALL_RULINGS = {"ask": "ask", "lenient": "legal", "strict": "too_close_to_call"}
 
 
@@ -61,18 +56,22 @@ class PlayerState:
         return {**self.__dict__, "hand": list(self.hand), "peeks": dict(self.peeks)}
 
 
-def fresh_turn() -> dict[str, Any]:
-    return {
-        "normal_move_used": False,
-        "free_move_used": False,
-        "free_move_offered": False,
-        "last_move_face_up": False,
-        "minion_used": False,
-        "card_played": False,
-        "placed": 0,
-        "bonus_drawn": False,
-        "ends": False,
-    }
+@dataclass
+class Turn:
+    """What the current turn has used so far; public (as `turn_state`) save `ends`."""
+
+    normal_move_used: bool = False
+    free_move_used: bool = False
+    free_move_offered: bool = False  # a normal move onto a face-up card earns one free move
+    last_move_face_up: bool = False
+    minion_used: bool = False
+    card_played: bool = False  # Ms. Fyre played a card instead of moving
+    placed: int = 0  # cards placed in this Add step (Dr. Badmahn's 3rd earns a card)
+    bonus_drawn: bool = False
+    ends: bool = False  # the turn is over once the effects already set off have resolved
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
 
 
 def corners_list(outline: CardOutline) -> list[list[float]]:
@@ -105,26 +104,24 @@ class GameState:
         self.deck_ran_out = False
         self.sudden_death = False
         self.current = ""
-        self.step = "add"
-        self.turn: dict[str, Any] = fresh_turn()
+        self.step = ADD
+        self.turn = Turn()
         self.turn_number = 0
-        self.tasks: list[dict[str, Any]] = []
-        self.waiting: dict[str, Any] | None = None
+        self.tasks: list[Task] = []
+        self.waiting: Wait | None = None
         self.winner: str | None = None
         self.game_over = False
         self.game_over_reason: str | None = None
         self._out: list[Event] = []
 
     def public_waiting(self) -> dict[str, Any] | None:
-        if self.waiting is None:
-            return None
-        return {k: self.waiting[k] for k in PUBLIC_WAITING_KEYS if k in self.waiting}
+        return None if self.waiting is None else self.waiting.public()
 
     def _awaited(self) -> str:
         """The player the game waits for: the one a waiting choice names (he answers it even on
         another player's turn, e.g. a Poacher choosing his fall's draw), else the current one."""
-        if self.waiting is not None and self.waiting["for"] in CHOICES:
-            return str(self.waiting["player"])
+        if self.waiting is not None and self.waiting.is_choice:
+            return self.waiting.player
         return self.current
 
     def card_count(self) -> int:
@@ -136,18 +133,16 @@ class GameState:
         if self.game_over or player != self.current:
             return None
         if self.waiting is not None:
-            return "extra" if self.waiting["for"] == "extra_move" else None
-        if self.step != "move":
+            return "extra" if isinstance(self.waiting, ExtraMove) else None
+        if self.step != MOVE:
             return None
-        if self.turn["free_move_offered"]:
+        if self.turn.free_move_offered:
             return "free"
-        return None if self.turn["normal_move_used"] else "normal"
+        return None if self.turn.normal_move_used else "normal"
 
     def _before_move(self) -> bool:
         """In the Move step, before the move (Z-Mask's minion and Ms. Fyre's play come then)."""
-        return (
-            self.step == "move" and not self.turn["normal_move_used"] and not self.turn["free_move_offered"]
-        )
+        return self.step == MOVE and not self.turn.normal_move_used and not self.turn.free_move_offered
 
     def _jump_ruling(self, r: Reach) -> str:
         """How this table rules a jump (a pawn's, the minion's, a Bomb's blast): "legal", "ask"
@@ -199,6 +194,27 @@ class GameState:
             )
         return None
 
+    def _power_refusal(self, p: PlayerState, villain: str) -> RuleViolation | None:
+        """Why `p` may not use `villain`'s power (None: he is that villain, and powers are on)."""
+        if not self.powers or p.villain != villain:
+            return RuleViolation(
+                "no_such_power", f"Only {villain}, in a game with villain powers, can do that"
+            )
+        return None
+
+    def _minion_refusal(self, p: PlayerState, to: str) -> RuleViolation | None:
+        """Why Z-Mask's minion may not go to card `to` this turn, once his power and the moment
+        (before his move) allow it; None when it may (perhaps after a measurement)."""
+        if self.turn.minion_used:
+            return RuleViolation("power_used", "Z-Mask's minion goes out once per turn")
+        dest = self.spaces.get(to)
+        if dest is None:
+            return RuleViolation("no_such_card", f"There is no card {to} on the table")
+        if dest.face_up:
+            return RuleViolation("already_face_up", f"The minion only flips face-down cards; {to} is face-up")
+        assert p.position is not None
+        return self._jump_refusal(to, self.graph.reach(p.position, to))
+
     def possible_names(self) -> list[str]:
         up: dict[str, int] = {}
         for s in self.spaces.values():
@@ -226,7 +242,7 @@ class GameState:
     def _may_take_from_table(self, p: PlayerState) -> bool:
         """Whether a draw of `p` may take face-up, unoccupied Space cards from the table instead:
         the Plutonian Poacher "when he would draw" (any draw, his fall's included), and anyone
-        once deck and discard are both empty (RULINGS)."""
+        once deck and discard are both empty (docs/rules-masterplan.md, "Draw")."""
         return (self.powers and p.villain == POACHER) or (not self.deck and not self.discard)
 
     def _destructible(self, exclude_nash: bool = False) -> list[str]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-import json
+from collections.abc import Callable
 from typing import Any
 
 from referee.masterplan.commands import (
@@ -19,7 +19,10 @@ from referee.masterplan.commands import (
     SendMinion,
     SkipStep,
 )
-from referee.masterplan.state import MS_FYRE, Z_MASK, GameState, corners_list
+from referee.masterplan.state import MS_FYRE, Z_MASK, GameState, PlayerState, corners_list
+from referee.masterplan.steps import STEPS
+from referee.masterplan.tasks import plain
+from referee.masterplan.waits import CardName, ExtraMove, Measurement, NewPositions, TargetChoice
 
 
 class Views(GameState):
@@ -57,57 +60,70 @@ class Views(GameState):
         if self.game_over or player != self._awaited():
             return []
         p = self.players[player]
-        w = self.waiting
         out: list[Command] = []
+        w = self.waiting
         if w is not None:
-            kind = w["for"]
-            if kind == "extra_move":
-                out += self._move_commands(player)
-                out.append(SkipStep(player))
-            elif kind == "choose_target":
-                opts, effect = w["options"], w["effect"]
-                if effect == "swap_two":
-                    out += [ChooseTarget(player, pair) for pair in itertools.combinations(opts, 2)]
-                elif effect == "draw":
-                    for k in range(1, min(w["count"], len(opts)) + 1):
-                        out += [ChooseTarget(player, c) for c in itertools.combinations(opts, k)]
-                else:
-                    out += [ChooseTarget(player, (o,)) for o in opts]
-                if w["optional"]:
-                    out.append(SkipStep(player))
-            elif kind == "report_positions" and w["effect"] == "swap_two":
-                a, b = w["spaces"]
-                ca, cb = corners_list(self.graph.card(a)), corners_list(self.graph.card(b))
-                out.append(ReportPositions(player, ((a, tuple(map(tuple, cb))), (b, tuple(map(tuple, ca))))))
-            elif kind == "report_identity":
-                for name in self.possible_names():
-                    out.append(ReportIdentity(player, name, w["space"]))
-            elif kind == "confirm_measurement":
-                out += [ConfirmMeasurement(player, True), ConfirmMeasurement(player, False)]
-            return out
-        if self.step == "move":
-            out += self._move_commands(player)
-            if self.powers and self._before_move():
-                if p.villain == Z_MASK and not self.turn["minion_used"]:
-                    for to, r in sorted(self.graph.neighbours(p.position).items()):  # type: ignore[arg-type]
-                        if not self.spaces[to].face_up and self._jump_refusal(to, r) is None:
-                            out.append(SendMinion(player, to))
-                if p.villain == MS_FYRE and p.hand:
-                    cards = sorted(set(p.hand)) if self.digital else [None]
-                    out += [PlayCard(player, c) for c in cards]  # type: ignore[arg-type]
-            out.append(SkipStep(player))
-        elif self.step == "add":
-            out.append(SkipStep(player))
-            out.append(Draw(player))  # ends the Add step and the turn in one command
-        elif self.step == "draw":
-            out.append(Draw(player))
-            if self._may_take_from_table(p):
-                out += [Draw(player, s) for s in self._table_draw_options()]
-            out.append(SkipStep(player))
-        elif self.step == "peek":
-            out += [Peek(player, s) for s in self._face_down_spaces()]
+            answers: dict[type, Callable[[Any], list[Command]]] = {
+                ExtraMove: lambda w: [*self._move_commands(p), SkipStep(player)],
+                TargetChoice: lambda w: self._choice_commands(player, w),
+                NewPositions: lambda w: self._swap_commands(player, w),
+                CardName: lambda w: [ReportIdentity(player, n, w.space) for n in self.possible_names()],
+                Measurement: lambda w: [ConfirmMeasurement(player, True), ConfirmMeasurement(player, False)],
+            }
+            return answers[type(w)](w)
+        offers = {
+            "move": self._move_commands,
+            "send_minion": self._minion_commands,
+            "play_card": self._play_commands,
+            "skip_step": lambda p: [SkipStep(p.name)],
+            "draw": lambda p: [Draw(p.name)],  # in the Add step too: it ends Add and the turn
+            "draw_from_table": self._table_draw_commands,
+            "peek": lambda p: [Peek(p.name, s) for s in self._face_down_spaces()],
+        }
+        for offer in STEPS[self.step].offers:
+            out += offers[offer](p)
+        return out
+
+    def _choice_commands(self, player: str, w: TargetChoice) -> list[Command]:
+        opts = w.options
+        out: list[Command] = []
+        if w.effect == "swap_two":
+            out += [ChooseTarget(player, pair) for pair in itertools.combinations(opts, 2)]
+        elif w.effect == "draw":
+            for k in range(1, min(w.count, len(opts)) + 1):
+                out += [ChooseTarget(player, c) for c in itertools.combinations(opts, k)]
+        else:
+            out += [ChooseTarget(player, (o,)) for o in opts]
+        if w.optional:
             out.append(SkipStep(player))
         return out
+
+    def _swap_commands(self, player: str, w: NewPositions) -> list[Command]:
+        """A Switch's new corners (each card where the other lay); a Control Panel's new place is
+        continuous, so it is never listed."""
+        if w.effect != "swap_two":
+            return []
+        a, b = w.spaces
+        ca, cb = corners_list(self.graph.card(a)), corners_list(self.graph.card(b))
+        return [ReportPositions(player, ((a, tuple(map(tuple, cb))), (b, tuple(map(tuple, ca)))))]
+
+    def _minion_commands(self, p: PlayerState) -> list[Command]:
+        # the very checks a SendMinion command meets; only cards within reach can pass them
+        if self._power_refusal(p, Z_MASK) is not None or not self._before_move():
+            return []
+        near = sorted(self.graph.neighbours(p.position))  # type: ignore[arg-type]
+        return [SendMinion(p.name, to) for to in near if self._minion_refusal(p, to) is None]
+
+    def _play_commands(self, p: PlayerState) -> list[Command]:
+        if self._power_refusal(p, MS_FYRE) is not None or not self._before_move() or not p.hand:
+            return []
+        cards = sorted(set(p.hand)) if self.digital else [None]
+        return [PlayCard(p.name, c) for c in cards]  # type: ignore[arg-type]
+
+    def _table_draw_commands(self, p: PlayerState) -> list[Command]:
+        if not self._may_take_from_table(p):
+            return []
+        return [Draw(p.name, s) for s in self._table_draw_options()]
 
     def public_view(self) -> dict[str, Any]:
         """What anyone may see: no face-down identity, no hand, no deck order, no peek."""
@@ -126,7 +142,7 @@ class Views(GameState):
             "current": self.current,
             "step": self.step,
             "waiting": self.public_waiting(),
-            "turn_state": {k: v for k, v in self.turn.items() if k != "ends"},
+            "turn_state": {k: v for k, v in self.turn.to_dict().items() if k != "ends"},
             "deck_size": len(self.deck),
             "discard_size": len(self.discard),
             "sudden_death": self.sudden_death,
@@ -202,21 +218,20 @@ class Views(GameState):
             "sudden_death": self.sudden_death,
             "current": self.current,
             "step": self.step,
-            "turn": dict(self.turn),
+            "turn": self.turn.to_dict(),
             "turn_number": self.turn_number,
-            "tasks": json.loads(json.dumps(self.tasks)),
-            "waiting": json.loads(json.dumps(self.waiting)),
+            "tasks": plain(self.tasks),
+            "waiting": plain(self.waiting),
             "winner": self.winner,
             "game_over": self.game_over,
             "game_over_reason": self.game_over_reason,
         }
 
-    def _move_commands(self, player: str) -> list[Command]:
+    def _move_commands(self, p: PlayerState) -> list[Command]:
         out: list[Command] = []
-        p = self.players[player]
-        for m in self.legal_moves(player):
+        for m in self.legal_moves(p.name):
             if m["allowed"]:
-                out.append(Move(player, m["to"]))
+                out.append(Move(p.name, m["to"]))
                 if self._move_refusal(p, m["kind"], m["to"], flip=False) is None:
-                    out.append(Move(player, m["to"], flip=False))
+                    out.append(Move(p.name, m["to"], flip=False))
         return out

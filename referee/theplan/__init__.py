@@ -5,6 +5,7 @@ events = game.apply(CommitPlan("ann", game.player_view("ann")["you"]["hand"][0])
 ThePlanGame.replay(game.events).state.to_dict() == game.state.to_dict()
 """
 
+from referee.events import private_events_for, public_event
 from referee.theplan.commands import (
     COMMAND_TYPES,
     STEWARD,
@@ -29,7 +30,6 @@ from referee.theplan.components import (
 )
 from referee.theplan.config import GameConfig
 from referee.theplan.errors import MalformedCommand, RuleViolation
-from referee.theplan.events import private_events_for, public_event
 from referee.theplan.game import ThePlanGame, replay, setup
 from referee.theplan.state import EVENT_TYPES, State
 

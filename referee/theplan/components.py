@@ -1,7 +1,8 @@
 """The Plan's components, loaded from the editable deck file and validated on load.
 
-The printed game never lists which experts each Plan shows; RULINGS.md fixes a default deck and asks
-for it to live in a data file, so that a group whose printing differs can edit it.
+The printed game never lists which experts each Plan shows; docs/rules-theplan.md ("The
+components") fixes a default deck and asks for it to live in a data file, so that a group whose
+printing differs can edit it.
 """
 
 from __future__ import annotations

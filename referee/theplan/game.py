@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from itertools import combinations
 
+from referee.events import Event, EventDict
 from referee.theplan import views
 from referee.theplan.commands import (
     STEWARD,
@@ -28,7 +29,6 @@ from referee.theplan.commands import (
 from referee.theplan.components import SMASH_AND_GRAB, Components, default_components
 from referee.theplan.config import GameConfig, resolve_config
 from referee.theplan.errors import MalformedCommand, RuleViolation
-from referee.theplan.events import Event, make_event
 from referee.theplan.scoring import ranking, score_collection, winners
 from referee.theplan.state import State, apply_event, new_state, rng_for
 
@@ -44,7 +44,7 @@ def _not_now(message: str) -> RuleViolation:
 class ThePlanGame:
     """One game of The Plan. Read-only views of it are plain JSON-able dicts."""
 
-    def __init__(self, state: State, events: list[Event]) -> None:
+    def __init__(self, state: State, events: list[EventDict]) -> None:
         self._state = state
         self._events = events
 
@@ -52,13 +52,13 @@ class ThePlanGame:
     @classmethod
     def setup(
         cls, config: GameConfig | dict, seed: int | str, components: Components | None = None
-    ) -> tuple[ThePlanGame, list[Event]]:
+    ) -> tuple[ThePlanGame, list[EventDict]]:
         """A new game, shuffled (digital) and dealt, up to its first decision; with its events so far."""
         comps = components or default_components()
         resolved = resolve_config(config, comps)
         if isinstance(seed, bool) or not isinstance(seed, (int, str)):
             raise RuleViolation("bad_setup", "the seed must be a whole number or text")
-        first = make_event(
+        first = Event(
             "game_set_up",
             public={
                 "rules_version": RULES_VERSION,
@@ -68,13 +68,13 @@ class ThePlanGame:
                 "components_version": comps.version,
             },
             secret={"seed": seed},
-        )
+        ).to_dict(leave_out_empty=True)
         game = cls(new_state(first, comps), [first])
         game._advance()
         return game, game.events
 
     @classmethod
-    def replay(cls, events: Iterable[Event], components: Components | None = None) -> ThePlanGame:
+    def replay(cls, events: Iterable[EventDict], components: Components | None = None) -> ThePlanGame:
         """Rebuild a game from its event log (no rule is re-run: the log is the truth)."""
         log = list(events)
         if not log:
@@ -90,7 +90,7 @@ class ThePlanGame:
         return self._state
 
     @property
-    def events(self) -> list[Event]:
+    def events(self) -> list[EventDict]:
         return list(self._events)
 
     @property
@@ -118,7 +118,7 @@ class ThePlanGame:
         return views.player_view(self._state, self.scores(), player)
 
     # -- acting ----------------------------------------------------------------------------
-    def apply(self, command: Command) -> list[Event]:
+    def apply(self, command: Command) -> list[EventDict]:
         """Apply one command; return the events it caused. Raises RuleViolation, changing nothing."""
         if not isinstance(command, Command) or not command.type:
             raise MalformedCommand("malformed_command", "not a The Plan command")
@@ -153,7 +153,8 @@ class ThePlanGame:
     def _emit(
         self, kind: str, public: dict | None = None, private: dict | None = None, secret: dict | None = None
     ) -> None:
-        e = make_event(kind, public, private, secret)
+        # The Plan keeps its log in the stored form (it rebuilds its state from it).
+        e = Event(kind, public or {}, private or {}, secret or {}).to_dict(leave_out_empty=True)
         apply_event(self._state, e)
         self._events.append(e)
 
@@ -587,9 +588,9 @@ _HANDLERS = {
 
 def setup(
     config: GameConfig | dict, seed: int | str, components: Components | None = None
-) -> tuple[ThePlanGame, list[Event]]:
+) -> tuple[ThePlanGame, list[EventDict]]:
     return ThePlanGame.setup(config, seed, components)
 
 
-def replay(events: Iterable[Event], components: Components | None = None) -> ThePlanGame:
+def replay(events: Iterable[EventDict], components: Components | None = None) -> ThePlanGame:
     return ThePlanGame.replay(events, components)

@@ -1,4 +1,5 @@
-"""Scoring: points, complete sets, tie-breaks, shared wins and the solitaire win (RULINGS.md)."""
+"""Scoring: points, complete sets, tie-breaks, shared wins and the solitaire win
+(docs/rules-theplan.md, "Scoring and the winner")."""
 
 from __future__ import annotations
 
@@ -59,7 +60,8 @@ def winners(
     scores: Mapping[str, Mapping[str, int]], players: Sequence[str], ghosts: Collection[str] = ()
 ) -> list[str]:
     """Who wins: everyone in first place, except in solitaire, where "the player wins by
-    outscoring every Ghost" (RULINGS, Variants): a player who shares first place with a Ghost
-    has not outscored it, so the Ghosts in first place win instead."""
+    outscoring every Ghost" (docs/rules-theplan.md, "Solitaire with Ghosts"): a player who
+    shares first place with a Ghost has not outscored it, so the Ghosts in first place win
+    instead."""
     first = ranking(scores, players)[0]
     return [p for p in first if p in ghosts] or first

@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field, fields
-from typing import Any
 
+from referee.events import EventDict
 from referee.theplan.components import SMASH_AND_GRAB, Components
 from referee.theplan.config import GameConfig
-
-Event = dict[str, Any]
 
 
 @dataclass
@@ -88,7 +86,7 @@ def rng_for(state: State) -> random.Random:
     return random.Random(f"{state.seed}:{state.events}")
 
 
-def new_state(event: Event, components: Components) -> State:
+def new_state(event: EventDict, components: Components) -> State:
     """The state a `game_set_up` event creates (piles shuffled from the seed in digital mode)."""
     if event.get("type") != "game_set_up":
         raise ValueError("an event log must start with game_set_up")
@@ -139,7 +137,7 @@ def _after_contest(s: State) -> None:
         s.step = "claims"
 
 
-def apply_event(s: State, e: Event) -> None:
+def apply_event(s: State, e: EventDict) -> None:
     """Change the state as event `e` says. Never fails on an event the engine itself produced."""
     kind = e["type"]
     pub = e.get("public", {})
@@ -148,7 +146,7 @@ def apply_event(s: State, e: Event) -> None:
     s.events += 1
 
 
-def _plans_dealt(s: State, pub: dict, e: Event) -> None:
+def _plans_dealt(s: State, pub: dict, e: EventDict) -> None:
     if s.physical:
         for p, n in pub["counts"].items():
             s.hand_counts[p] += n
@@ -161,7 +159,7 @@ def _plans_dealt(s: State, pub: dict, e: Event) -> None:
     s.phase = "turn_start"
 
 
-def _plan_deck_reshuffled(s: State, pub: dict, e: Event) -> None:
+def _plan_deck_reshuffled(s: State, pub: dict, e: EventDict) -> None:
     if s.physical:
         s.deck_count += len(s.plan_discard) + s.unseen_discards
         s.unseen_discards = 0
@@ -172,7 +170,7 @@ def _plan_deck_reshuffled(s: State, pub: dict, e: Event) -> None:
     s.plan_discard = []
 
 
-def _turn_started(s: State, pub: dict, e: Event) -> None:
+def _turn_started(s: State, pub: dict, e: EventDict) -> None:
     s.turn_number = pub["turn_number"]
     s.phase = "reveal"
     s.table = {}
@@ -180,16 +178,16 @@ def _turn_started(s: State, pub: dict, e: Event) -> None:
     s.stage, s.step = -1, ""
 
 
-def _treasures_revealed(s: State, pub: dict, e: Event) -> None:
+def _treasures_revealed(s: State, pub: dict, e: EventDict) -> None:
     _move(pub["treasures"], s.treasure_pile, s.face_up_treasures)
 
 
-def _trinkets_revealed(s: State, pub: dict, e: Event) -> None:
+def _trinkets_revealed(s: State, pub: dict, e: EventDict) -> None:
     _move(pub["trinkets"], s.trinket_pile, s.face_up_trinkets)
     s.phase = "report_plans" if s.physical else "commit"
 
 
-def _plan_committed(s: State, pub: dict, e: Event) -> None:
+def _plan_committed(s: State, pub: dict, e: EventDict) -> None:
     player = pub["player"]
     plan = e["private"][player]["plan"]
     old = s.committed.pop(player, None)
@@ -199,16 +197,16 @@ def _plan_committed(s: State, pub: dict, e: Event) -> None:
     s.committed[player] = plan
 
 
-def _plan_withdrawn(s: State, pub: dict, e: Event) -> None:
+def _plan_withdrawn(s: State, pub: dict, e: EventDict) -> None:
     player = pub["player"]
     s.hands[player].append(s.committed.pop(player))
 
 
-def _plan_reported(s: State, pub: dict, e: Event) -> None:
+def _plan_reported(s: State, pub: dict, e: EventDict) -> None:
     s.committed[pub["seat"]] = pub["plan"]
 
 
-def _plans_revealed(s: State, pub: dict, e: Event) -> None:
+def _plans_revealed(s: State, pub: dict, e: EventDict) -> None:
     for player in s.config.players:  # seat order, whatever order a stored log keeps its keys in
         plan = pub["plans"][player]
         if s.physical:
@@ -222,7 +220,7 @@ def _plans_revealed(s: State, pub: dict, e: Event) -> None:
     s.phase, s.stage, s.step = "execute", -1, "next_stage"
 
 
-def _stage_started(s: State, pub: dict, e: Event) -> None:
+def _stage_started(s: State, pub: dict, e: EventDict) -> None:
     s.stage = [t.id for t in s.components.plan_types].index(pub["stage"])
     s.stage_players = list(pub["players"])
     s.took, s.contests, s.bidders, s.bids, s.claim_queue, s.chooser = [], [], {}, {}, [], None
@@ -245,7 +243,7 @@ def _take(s: State, player: str, ids: list[str]) -> None:
             s.took.append(player)
 
 
-def _experts_executed(s: State, pub: dict, e: Event) -> None:
+def _experts_executed(s: State, pub: dict, e: EventDict) -> None:
     for player in s.config.players:
         _take(s, player, pub["taken"].get(player, []))
     if s.config.bribes:
@@ -256,17 +254,17 @@ def _experts_executed(s: State, pub: dict, e: Event) -> None:
     _after_contest(s)
 
 
-def _contest_order_chosen(s: State, pub: dict, e: Event) -> None:
+def _contest_order_chosen(s: State, pub: dict, e: EventDict) -> None:
     s.contests.remove(pub["colour"])
     s.contests.insert(0, pub["colour"])
     s.step, s.chooser = "bidding", None
 
 
-def _bid_placed(s: State, pub: dict, e: Event) -> None:
+def _bid_placed(s: State, pub: dict, e: EventDict) -> None:
     s.bids[pub["player"]] = list(e["private"][pub["player"]]["trinkets"])
 
 
-def _bids_revealed(s: State, pub: dict, e: Event) -> None:
+def _bids_revealed(s: State, pub: dict, e: EventDict) -> None:
     winner = pub["winner"]
     contest = s.contests.pop(0)
     s.bids = {}
@@ -279,33 +277,33 @@ def _bids_revealed(s: State, pub: dict, e: Event) -> None:
         _after_contest(s)
 
 
-def _colour_chosen(s: State, pub: dict, e: Event) -> None:
+def _colour_chosen(s: State, pub: dict, e: EventDict) -> None:
     _take(s, pub["player"], pub["treasures"])
     s.step, s.chooser = "claims", None
 
 
-def _trinket_claims_started(s: State, pub: dict, e: Event) -> None:
+def _trinket_claims_started(s: State, pub: dict, e: EventDict) -> None:
     blind = set(pub["blind"])
     s.claim_queue = [[p, p in blind] for p in pub["order"]]
     s.step = "claiming"
 
 
-def _trinket_claimed(s: State, pub: dict, e: Event) -> None:
+def _trinket_claimed(s: State, pub: dict, e: EventDict) -> None:
     trinket = pub["trinket"]
     source = s.trinket_pile if pub["blind"] else s.face_up_trinkets
     _move([trinket], source, s.trinkets[pub["player"]])
     s.claim_queue.pop(0)
 
 
-def _trinket_missed(s: State, pub: dict, e: Event) -> None:
+def _trinket_missed(s: State, pub: dict, e: EventDict) -> None:
     s.claim_queue.pop(0)
 
 
-def _stage_finished(s: State, pub: dict, e: Event) -> None:
+def _stage_finished(s: State, pub: dict, e: EventDict) -> None:
     s.step = "next_stage"
 
 
-def _plans_discarded(s: State, pub: dict, e: Event) -> None:
+def _plans_discarded(s: State, pub: dict, e: EventDict) -> None:
     s.plan_discard.extend(pub["plans"])
     s.table = {}
     s.stage, s.step = -1, ""
@@ -315,11 +313,11 @@ def _plans_discarded(s: State, pub: dict, e: Event) -> None:
         s.phase = "pass" if s.turn_in_round < 4 else "round_end"
 
 
-def _pass_chosen(s: State, pub: dict, e: Event) -> None:
+def _pass_chosen(s: State, pub: dict, e: EventDict) -> None:
     s.passes[pub["player"]] = list(e["private"][pub["player"]]["plans"])
 
 
-def _plans_passed(s: State, pub: dict, e: Event) -> None:
+def _plans_passed(s: State, pub: dict, e: EventDict) -> None:
     if not s.physical:
         seats = s.config.seats
         step = 1 if pub["direction"] == "left" else -1
@@ -332,7 +330,7 @@ def _plans_passed(s: State, pub: dict, e: Event) -> None:
     s.phase = "turn_start"
 
 
-def _hands_discarded(s: State, pub: dict, e: Event) -> None:
+def _hands_discarded(s: State, pub: dict, e: EventDict) -> None:
     for p in s.config.players:
         if s.physical:
             s.unseen_discards += s.hand_counts[p]
@@ -343,7 +341,7 @@ def _hands_discarded(s: State, pub: dict, e: Event) -> None:
     s.phase = "deal"
 
 
-def _game_ended(s: State, pub: dict, e: Event) -> None:
+def _game_ended(s: State, pub: dict, e: EventDict) -> None:
     s.phase = "game_over"
     s.result = {"scores": pub["scores"], "ranking": pub["ranking"], "winners": pub["winners"]}
 

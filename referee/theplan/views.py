@@ -72,7 +72,22 @@ def public_view(s: State, scores: dict[str, dict]) -> dict:
             for p in players
         },
         "result": s.result,
+        # What displays draw from, so they never read the components file themselves: the
+        # collections in the file's order (each gets its colour) and what the revealed Plans show.
+        "collections": [*s.components.treasure_kinds, *s.components.trinket_kinds],
+        "plan_faces": plan_faces(s, [s.table[p] for p in players if p in s.table]),
     }
+
+
+def plan_faces(s: State, plan_ids: list[str]) -> dict[str, dict]:
+    """What is printed on these Plan cards: {id: {"type": its type's name, "experts": the
+    collections of its experts}}."""
+    faces = {}
+    for plan_id in plan_ids:
+        plan = s.components.plans.get(plan_id)
+        if plan is not None:
+            faces[plan_id] = {"type": s.components.plan_type(plan.type).name, "experts": list(plan.experts)}
+    return faces
 
 
 def player_view(s: State, scores: dict[str, dict], player: str) -> dict:
@@ -84,4 +99,7 @@ def player_view(s: State, scores: dict[str, dict], player: str) -> dict:
         "pass": s.passes.get(player),
         "bid": s.bids.get(player),
     }
+    you = view["you"]
+    own = [p for p in [*(you["hand"] or []), you["committed_plan"]] if p]  # faces only this player sees
+    view["plan_faces"] = {**view["plan_faces"], **plan_faces(s, own)}
     return view

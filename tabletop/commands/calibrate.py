@@ -1,7 +1,7 @@
 """`tabletop calibrate ...`: set up a table once - lens, table plane, card size, projector.
 
 Every step reads photos (a file or a folder) or, with --camera N, takes them live, and updates one
-calibration file (default ./calibration.json; DESIGN.md, "Calibration file").
+calibration file (default ./calibration.json; docs/architecture.md, "Calibration file").
 """
 
 from __future__ import annotations
@@ -200,7 +200,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "Set the card size. Lay 3 or more cards flat and apart, run\n"
         "  tabletop detect PHOTO --calibration calibration.json --json > cards.json\n"
         "then 'tabletop calibrate card-size --detections cards.json'. Or enter it: --long 88 --short 63.\n"
-        "The reach (RULINGS) is the short edge unless you give --reach-mm.",
+        "The reach is the short edge unless you give --reach-mm.",
     )
     s.add_argument(
         "--detections", metavar="FILE", help="output of 'tabletop detect --json' ('-' for standard input)"

@@ -139,7 +139,7 @@ def run_sample(
     from display.projector import render_projector
     from display.sinks import SinkError, VideoEncoder
     from referee.camera import TableWatcher, read_in_parallel
-    from referee.camera_feed import CameraFeed
+    from referee.masterplan_camera import CameraFeed
     from referee.sample import SampleReferee, virtual_projector
     from referee.session import GameSession
     from referee.store import EventStore

@@ -1,4 +1,4 @@
-"""`tabletop detect IMAGE...`: find cards and pawns in photos (DESIGN.md, "Command line").
+"""`tabletop detect IMAGE...`: find cards and pawns in photos (docs/architecture.md, "Command line").
 
 Also `tabletop enroll-faces FOLDER`: learn a deck's faces and back from photos, one card each.
 """

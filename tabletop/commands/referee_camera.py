@@ -15,8 +15,8 @@ from itertools import count
 
 from calibration import CalibrationError, load_calibration
 from referee.camera import CameraThread, Frame, TableWatcher, session_feed, wait_for_setup
-from referee.camera_feed import TableSetup
 from referee.games import GAMES, SetupError
+from referee.masterplan_camera import TableSetup
 from referee.service import RefereeService
 from referee.session import GameSession, new_seed
 from referee.store import EventStore

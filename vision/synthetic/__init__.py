@@ -8,7 +8,7 @@ Never imported by a detector: the detector must not see how its input was made.
     frame = renderer.render(random_scene(seed=1), seed=1)   # frame.image, frame.truth, frame.jpeg
 """
 
-from vision.synthetic.art import (
+from vision.card_art import (
     CARD_NAMES,
     SPACE_CARDS,
     STARTING_CARDS,

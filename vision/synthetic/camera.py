@@ -1,6 +1,6 @@
 """The synthetic camera: a pinhole with OpenCV's lens distortion, posed above the table.
 
-World frame = the table frame of RULINGS.md in millimetres: origin at the left end of the
+World frame = the table frame of docs/rules-masterplan.md in millimetres: origin at the left end of the
 contestant edge, +x to the right along that edge, +y away from the players, +z up off the table.
 Pixel coordinates follow OpenCV: the centre of pixel (col, row) is at (u, v) = (col, row).
 """

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.synthetic.art import CARD_NAMES, face_image
+from vision.card_art import CARD_NAMES, face_image
 from vision.synthetic.textures import smooth_noise
 
 # (short, long) side in mm of real card families; the rest get a random aspect.

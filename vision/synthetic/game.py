@@ -1,7 +1,7 @@
 """A scripted Master Plan game: the commands the players give and the frames a camera sees.
 
 `ScriptedGame` keeps the game's state (cards, pawns, hands, deck, whose turn and which step),
-checks every action against the rules of RULINGS.md as far as this game uses them (turn order,
+checks every action against the rules of docs/rules-masterplan.md as far as this game uses them (turn order,
 no moves in the first round, reach strictly less than the short card edge, no overlaps, falling
 ends the turn), and for each action appends both the script entry and the scenes that show it
 happening (hands reaching in, cards carried, pawns lifted, cards flipped).
@@ -21,7 +21,7 @@ import numpy as np
 from vision.synthetic.layouts import convex_gap_mm, convex_overlap
 from vision.synthetic.scene import CARD_SIZE_MM, DEFAULT_TABLE, Card, Hand, HeldCard, Pawn, Scene, Table
 
-# The default deck of RULINGS.md (the referee's deck file is the engine's source of truth).
+# The default deck of docs/rules-masterplan.md (the referee's deck file is the engine's source of truth).
 DEFAULT_DECK = {
     "Trapdoor": 6,
     "Bomb": 4,
@@ -99,7 +99,7 @@ class ScriptedGame:
             self.trophy_id, "Trophy", (x_mid, y0 + trophy_distance_mm), 0.0, True, size_mm
         )
         self.next_id = n + 2
-        # Turn order: rightmost starting card first, then leftward (RULINGS).
+        # Turn order: rightmost starting card first, then leftward (docs/rules-masterplan.md).
         self.order = sorted(self.seats, key=lambda s: -self.cards[self.seats[s].card_id].center_mm[0])
         # Deck: the hands are fixed; every other draw is decided when it happens (a named card
         # when the script needs it, else the next of a seeded shuffle), so the recorded draw

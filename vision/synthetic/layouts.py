@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from vision.synthetic.art import SPACE_CARDS
+from vision.card_art import SPACE_CARDS
 from vision.synthetic.scene import CARD_SIZE_MM, DEFAULT_TABLE, Card, Pawn, Scene, Table
 
 

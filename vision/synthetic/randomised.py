@@ -64,6 +64,9 @@ class TrainingSample:
     table_to_image: np.ndarray | None = None
     card_size_mm: tuple[float, float] = (63.0, 88.0)
     quad_sizes_mm: list[tuple[float, float]] = field(default_factory=list)
+    # Each quad's card: the share of its in-frame pixels that shows (1.0: nothing lies on it). Its
+    # rounded corners and anti-aliased rim are not in its sharp quad's area, so that is no measure.
+    seen: list[float] = field(default_factory=list)
 
 
 # ---- camera ------------------------------------------------------------------------------------------------
@@ -265,12 +268,14 @@ def training_sample(seed: int, size: tuple[int, int] = (512, 384)) -> TrainingSa
     lut = np.zeros(len(cards) + 1, np.uint16)
     quads: list[np.ndarray] = []
     sizes: list[tuple[float, float]] = []
+    seen: list[float] = []
     for quad, pid, size in cards:
         vis = int(counts[pid])
         if vis == 0:
             continue
         quads.append(quad)
         sizes.append(size)
+        seen.append(vis / max(full_px[pid], 1))
         lut[pid] = len(quads)
         if vis < (1 - HIDDEN_IGNORE) * full_px[pid] or vis < MIN_SCORED_PX:
             x0, y0, x1, y1 = rois[pid]
@@ -346,6 +351,7 @@ def training_sample(seed: int, size: tuple[int, int] = (512, 384)) -> TrainingSa
         table_to_image=table_to_image,
         card_size_mm=(min(ow, oh), max(ow, oh)),
         quad_sizes_mm=sizes,
+        seen=seen,
     )
 
 

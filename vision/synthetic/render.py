@@ -23,7 +23,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from vision.synthetic.art import CARD_STOCK, back_image, card_mask, face_image
+from vision.card_art import CARD_STOCK, back_image, card_mask, face_image
 from vision.synthetic.camera import Camera
 from vision.synthetic.conditions import PRESETS, Conditions
 from vision.synthetic.scene import DEFAULT_TABLE, PAWN_COLORS, Card, Hand, HeldCard, Pawn, Scene, Sheet, Table

@@ -13,18 +13,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-CARD_SIZE_MM = (63.0, 88.0)
+from vision.pawns import PAWN_COLORS  # the bundled pawns' colours: the renderer paints them
 
-PAWN_COLORS = {
-    "red": (40, 40, 210),
-    "blue": (200, 90, 30),
-    "yellow": (30, 210, 235),
-    "green": (60, 170, 40),
-    "purple": (160, 50, 130),
-    "orange": (20, 120, 245),
-    "white": (235, 235, 235),
-    "black": (35, 35, 35),
-}
+CARD_SIZE_MM = (63.0, 88.0)
 
 
 def _rot(angle_deg: float) -> np.ndarray:

@@ -14,7 +14,7 @@ import pytest
 
 from calibration import Calibration
 from referee.camera import TableWatcher
-from referee.camera_feed import CameraFeed, SessionTarget, SetupNotFound, table_setup
+from referee.masterplan_camera import CameraFeed, SessionTarget, SetupNotFound, table_setup
 from referee.protocol import Request
 from referee.session import GameSession
 from referee.store import EventStore
