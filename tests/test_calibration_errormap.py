@@ -30,6 +30,8 @@ from geometry import CardOutline, GeometrySettings, measure_reach
 from geometry.reach import Verdict
 from referee.camera import FrameVision
 from tabletop.cli import main
+from tests.test_calibration_cli import CAM as SMALL
+from tests.test_calibration_cli import one_error_line
 from vision.table import TableMap
 
 CAM = SimCamera(
@@ -209,11 +211,6 @@ def test_a_file_written_before_the_error_map_still_loads_and_says_what_it_lacks(
 
 
 # ---- the command ---------------------------------------------------------------------------------
-SMALL = SimCamera(
-    width=800, height=450, fx=667.0, fy=667.0, cx=400.7, cy=224.1, dist=(-0.1, 0.04, 0.0, 0.0, 0.0)
-)
-
-
 @pytest.fixture(scope="module")
 def photos(tmp_path_factory):
     root = tmp_path_factory.mktemp("errormap")
@@ -230,13 +227,6 @@ def photos(tmp_path_factory):
         cv2.imwrite(str(root / f"{name}.png"), scene.render())
     cv2.imwrite(str(root / "empty.png"), Scene(SMALL, rvec, tvec, [table_texture(1)], seed=3).render())
     return root
-
-
-def one_error_line(capsys) -> str:
-    err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
-    assert len(err) == 1, err
-    assert err[0].startswith("tabletop: error:") and "Traceback" not in err[0]
-    return err[0]
 
 
 def test_the_cli_reports_the_error_map_and_prints_the_provenance(photos, capsys, monkeypatch):
