@@ -136,8 +136,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "mm) and --rotation DEG (counter-clockwise). Run 'intrinsics' first for best accuracy.\n"
         "Measure a printed square with a ruler and pass --measured-square-mm to check the print scale.\n\n"
         "More photos, each with the board moved to another spot (do not move the camera), pin the\n"
-        "table down far from the first spot: the far side's error drops by about half. Where the\n"
-        "moved board lies is found by itself; only the first photo's --origin/--rotation count.\n"
+        "table down far from the first spot (on rendered tables: 0.28 -> 0.20 mm RMS, worst 0.96 ->\n"
+        "0.60 mm on average). Where the moved board lies is found by itself; only the first\n"
+        "photo's --origin/--rotation count.\n"
         "The step reports the expected error over the whole table ('show --error-map' draws it).",
     )
     s.add_argument(
