@@ -3,6 +3,7 @@
     python -m bench.calibration [--quick] [--seed N]
     python -m bench.calibration --coverage   # whole-view error vs lens views and image coverage
     python -m bench.calibration --blur       # edge width vs blur, and when the board is found
+    python -m bench.calibration --error-map  # reported vs true error over the whole table (issue 25)
 
 A known pinhole camera with barrel distortion photographs the printed board (intrinsics views),
 then the board lying on the table (table view), then the projector's marker pattern falling on
@@ -532,7 +533,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--blur", action="store_true", help="edge width against blur, and when the board is still found"
     )
+    parser.add_argument(
+        "--error-map",
+        action="store_true",
+        help="the error map each calibration reports against its true error, per case and pooled",
+    )
+    parser.add_argument(
+        "--seeds", default="1,2,3,4", metavar="N,N", help="seeds for --error-map (default 1,2,3,4)"
+    )
     args = parser.parse_args(argv)
+    if args.error_map:
+        from bench.calibration_map import main as error_map_main
+
+        return error_map_main(tuple(int(s) for s in args.seeds.split(",")))
     if args.blur:
         print("image width, blur sigma (px at 800 wide): edge width per 1000 px and what detection says")
         print("for 4 board views, then a bare table")

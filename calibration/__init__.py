@@ -3,11 +3,13 @@ projector (table mm -> projector pixels), printable targets, and the calibration
 
 Imports nothing of ours. Later layers call `load_calibration(path)` and the `Calibration`
 methods: `pixels_to_table_mm`, `table_mm_to_pixels`, `table_mm_to_projector_px`,
-`corner_sigma_mm_at`, `reach` via `effective_reach_mm`.
+`corner_sigma_mm_at`, `mapping_sigma_mm_at_table` (the calibration's own error where a point lies
+on the table, from its `error_map`), `reach` via `effective_reach_mm`.
 """
 
 from calibration.board import BoardSpec, BoardView, detect_board
 from calibration.cards import CardSize, card_scale_warning, cards_from_detect_json, measure_card_size
+from calibration.errormap import ErrorMap, error_map_image
 from calibration.errors import CalibrationError
 from calibration.file import Calibration, load_calibration
 from calibration.intrinsics import IntrinsicsResult, calibrate_intrinsics
@@ -20,7 +22,14 @@ from calibration.projector import (
     fit_projector,
     measure_crosses,
 )
-from calibration.table import BoardPlacement, TableFit, check_measured_scale, check_page_scale, fit_table
+from calibration.table import (
+    BoardPlacement,
+    TableFit,
+    check_measured_scale,
+    check_page_scale,
+    fit_table,
+    map_table,
+)
 
 __all__ = [
     "BoardPlacement",
@@ -30,6 +39,7 @@ __all__ = [
     "CalibrationError",
     "CardSize",
     "CrossCheck",
+    "ErrorMap",
     "IntrinsicsResult",
     "ProjectorFit",
     "ProjectorPattern",
@@ -42,9 +52,11 @@ __all__ = [
     "crosses_image",
     "default_cross_points",
     "detect_board",
+    "error_map_image",
     "fit_projector",
     "fit_table",
     "load_calibration",
+    "map_table",
     "measure_card_size",
     "measure_crosses",
 ]

@@ -14,6 +14,13 @@ One JSON object, `"version": 1`:
     projector_size      [w, h] or null
     table_to_projector  3 x 3 homography table mm -> projector pixels, or null
     steps               {"intrinsics" | "table" | "card_size" | "projector": {"date", errors...}}
+    error_map           optional (issue 25): expected mapping error (mm) on a grid over the table,
+                        {"origin_mm", "step_mm", "mm": rows of cells (null: not seen), "how"}
+    provenance          written for people and tools, rebuilt on every save: each number a
+                        referee decision rests on, how it was measured and its error
+
+Files without "error_map" or "provenance" (written before issue 25) stay readable: corner
+sigmas then fall back to the table step's held-out error, as they did.
 
 A step's entry records the date it ran and its errors; "table" records the intrinsics date it
 used and "projector" the table date, so a re-run of an earlier step marks later ones stale.
@@ -29,8 +36,10 @@ from pathlib import Path
 
 import numpy as np
 
+from calibration.errormap import ErrorMap
 from calibration.errors import CalibrationError
 from calibration.lens import apply_homography, distort_pixels, undistort_pixels
+from calibration.provenance import provenance
 
 VERSION = 1
 DEFAULT_CARD_MM = (88.0, 63.0)  # long, short: poker size, the default reach of docs/rules-masterplan.md
@@ -65,6 +74,7 @@ class Calibration:
     projector_size: tuple[int, int] | None = None
     table_to_projector: np.ndarray | None = None
     steps: dict[str, dict] = field(default_factory=dict)
+    error_map: ErrorMap | None = None
 
     # ---- what is there -----------------------------------------------------------------------
     @property
@@ -134,11 +144,27 @@ class Calibration:
         area = np.abs(ex[:, 0] * ey[:, 1] - ex[:, 1] * ey[:, 0]) / (d * d)
         return np.sqrt(area)
 
+    def map_error_mm_at_table(self, points_mm: np.ndarray) -> np.ndarray:
+        """Expected error (mm, RMS) of the mapping itself at table points (N x 2): the error map
+        where there is one, else the table step's held-out error everywhere (files from before
+        the map; that figure holds only near where the board lay)."""
+        p = np.asarray(points_mm, dtype=float).reshape(-1, 2)
+        if self.error_map is not None:
+            return self.error_map.at(p)
+        return np.full(len(p), float(self.steps.get("table", {}).get("holdout_rms_mm", 0.0) or 0.0))
+
+    def mapping_sigma_mm_at_table(self, points_mm: np.ndarray) -> np.ndarray:
+        """Per-axis 1-sigma of the mapping at table points, as a card corner's sigma counts it:
+        the map holds the RMS over both axes, per axis that is its value over sqrt(2). Files
+        from before the map keep their held-out error as it was used."""
+        mapping = self.map_error_mm_at_table(points_mm)
+        return mapping / math.sqrt(2) if self.error_map is not None else mapping
+
     def corner_sigma_mm_at(self, points_px: np.ndarray) -> np.ndarray:
         """1-sigma table error (mm) of card corners detected at these pixels: the detector's pixel
-        error scaled by the local mm per pixel, plus the calibration's own mapping error."""
-        map_mm = float(self.steps.get("table", {}).get("holdout_rms_mm", 0.0))
-        return np.hypot(self.corner_sigma_px * self.mm_per_pixel_at(points_px), map_mm)
+        error scaled by the local mm per pixel, plus the calibration's own mapping error there."""
+        mapping = self.mapping_sigma_mm_at_table(self.pixels_to_table_mm(points_px))
+        return np.hypot(self.corner_sigma_px * self.mm_per_pixel_at(points_px), mapping)
 
     def _need_table(self) -> np.ndarray:
         if self.image_to_table is None:
@@ -193,6 +219,8 @@ class Calibration:
             "projector_size": None if self.projector_size is None else list(self.projector_size),
             "table_to_projector": m(self.table_to_projector),
             "steps": self.steps,
+            "error_map": None if self.error_map is None else self.error_map.to_json(),
+            "provenance": provenance(self),
         }
 
     @classmethod
@@ -235,6 +263,7 @@ class Calibration:
             projector_size=_size(d.get("projector_size"), "projector_size", source),
             table_to_projector=_matrix(d.get("table_to_projector"), (3, 3), "table_to_projector", source),
             steps=d.get("steps") or {},
+            error_map=_error_map(d.get("error_map"), source),
         )
         if (cal.camera_matrix is None) != (cal.distortion is None):
             raise CalibrationError(
@@ -282,6 +311,12 @@ class Calibration:
                 f" (max {t.get('holdout_max_mm', float('nan')):.2f} mm); sees x {_span(e, 0)} mm, y {_span(e, 1)} mm"
                 f" ({t.get('date', 'date unknown')})"
             )
+            if self.error_map is not None:
+                em = self.error_map
+                lines.append(
+                    f"table error map: expected {em.rms_mm:.2f} mm RMS, {em.max_mm:.2f} mm at worst over the"
+                    f" table the camera sees ({t.get('placements', 1)} placement(s) of the board)"
+                )
         else:
             lines.append("table: not calibrated (run 'tabletop calibrate table')")
         c = s.get("card_size", {})
@@ -301,6 +336,17 @@ class Calibration:
         else:
             lines.append("projector: none")
         return lines
+
+
+def _error_map(v: object, source: str) -> ErrorMap | None:
+    if v is None:
+        return None
+    try:
+        return ErrorMap.from_json(v)  # type: ignore[arg-type]
+    except (KeyError, IndexError, TypeError, ValueError):
+        raise CalibrationError(
+            f"{source}: error_map is damaged: run 'tabletop calibrate table' again"
+        ) from None
 
 
 def _span(extent: dict, axis: int) -> str:

@@ -11,6 +11,7 @@ import cv2
 import numpy as np
 
 from calibration.board import BoardView
+from calibration.covariance import lens_covariance
 from calibration.errors import CalibrationError
 
 MIN_VIEWS = 4
@@ -53,6 +54,11 @@ class IntrinsicsResult:
     )  # corners per region (rows x cols)
     image_size: tuple[int, int] = (0, 0)
     share: float = 0.0  # share of SHARE_GRID's image cells with a board corner in them
+    # Covariance of the lens parameters named in `covariance_params` (calibration.covariance),
+    # and OpenCV's own standard deviations of fx, fy, cx, cy, k1..k3 as a cross-check.
+    covariance: np.ndarray | None = None
+    covariance_params: tuple[str, ...] = ()
+    std_opencv: list[float] = field(default_factory=list)
 
     def corners_lacking(self) -> list[str]:
         """The image's corner regions ("top left", ...) with too few board corners."""
@@ -114,6 +120,10 @@ class IntrinsicsResult:
             "views_used": len(self.used),
             "views_dropped": {str(k): v for k, v in self.dropped.items()},
             "regions_lacking": self.lacking_regions(),
+            "covariance_params": list(self.covariance_params),
+            "covariance": None if self.covariance is None else self.covariance.tolist(),
+            "std_opencv": self.std_opencv,
+            "error_source": "lens parameter covariance from the views' Jacobian and residuals",
         }
 
 
@@ -186,7 +196,7 @@ def calibrate_intrinsics(
         ]
         img = [views[i].corners_px.astype(np.float32).reshape(-1, 1, 2) for i in used]
         criteria = (cv2.TERM_CRITERIA_COUNT + cv2.TERM_CRITERIA_EPS, 100, 1e-10)
-        rms, k, d, _r, _t, _si, _se, errs = _one_thread(
+        rms, k, d, rvecs, tvecs, std_in, _se, errs = _one_thread(
             cv2.calibrateCameraExtended, obj, img, size, None, None, flags=flags, criteria=criteria
         )
         errs = np.asarray(errs, dtype=float).ravel()
@@ -205,6 +215,7 @@ def calibrate_intrinsics(
         raise CalibrationError(
             "the lens calibration did not converge: take more views, tilted in different directions"
         )
+    cov, names = lens_covariance(obj, img, k, d, rvecs, tvecs, fix_k3)
     return IntrinsicsResult(
         camera_matrix=np.asarray(k, dtype=float),
         distortion=np.asarray(d, dtype=float).ravel()[:5],
@@ -215,6 +226,9 @@ def calibrate_intrinsics(
         coverage=coverage([views[i] for i in used], size),
         image_size=size,
         share=coverage_share([views[i] for i in used], size),
+        covariance=cov,
+        covariance_params=names,
+        std_opencv=[float(x) for x in np.ravel(std_in)[:9]],
     )
 
 

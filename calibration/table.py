@@ -10,16 +10,17 @@ counter-clockwise seen from above).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
 from calibration.board import PAPERS_MM, BoardSpec, BoardView
+from calibration.errormap import table_error_map
 from calibration.errors import CalibrationError
 from calibration.file import Calibration
 from calibration.lens import apply_homography, distort_pixels, undistort_pixels
+from calibration.placements import PlaneFit, board_pose, fit_placements, placement_matrix, pose_homography
 
 HOLDOUT_FOLDS = 5
 SCALE_TOLERANCE = 0.01  # a print more than 1 % off would move a 63 mm reach by 0.6 mm
@@ -34,17 +35,7 @@ class BoardPlacement:
 
     def board_to_table(self, spec: BoardSpec) -> np.ndarray:
         """3 x 3 affine map from board-frame mm (y down the page) to table mm."""
-        h_b = spec.size_mm[1]
-        flip = np.array([[1.0, 0, 0], [0, -1.0, h_b], [0, 0, 1]])  # y up from the bottom edge
-        a = math.radians(self.rotation_deg)
-        rot = np.array(
-            [
-                [math.cos(a), -math.sin(a), self.origin_mm[0]],
-                [math.sin(a), math.cos(a), self.origin_mm[1]],
-                [0, 0, 1],
-            ]
-        )
-        return rot @ flip
+        return placement_matrix(spec, self.origin_mm[0], self.origin_mm[1], self.rotation_deg)
 
 
 @dataclass
@@ -75,14 +66,7 @@ def _board_to_image(board_mm: np.ndarray, ideal_px: np.ndarray, matrix: np.ndarr
         if h is None:
             raise CalibrationError("the board corners do not fit a plane: take the table photo again")
         return h
-    obj = np.column_stack([board_mm, np.zeros(len(board_mm))]).astype(np.float64)
-    ok, rvec, tvec = cv2.solvePnP(obj, ideal_px.astype(np.float64), matrix, None, flags=cv2.SOLVEPNP_IPPE)
-    if not ok:
-        raise CalibrationError("could not find the board's pose: take the table photo again")
-    rvec, tvec = cv2.solvePnPRefineLM(obj, ideal_px.astype(np.float64), matrix, None, rvec, tvec)
-    r = cv2.Rodrigues(rvec)[0]
-    h = matrix @ np.column_stack([r[:, 0], r[:, 1], tvec.ravel()])
-    return h / h[2, 2]
+    return pose_homography(matrix, *board_pose(board_mm, ideal_px, matrix))
 
 
 def fit_table(
@@ -159,6 +143,55 @@ def visible_extent(cal: Calibration, samples: int = 60) -> dict:
         "max": mm.max(axis=0).round(1).tolist(),
         "outline": mm[::4].round(1).tolist(),
     }
+
+
+def lens_covariance_of(cal: Calibration) -> tuple[np.ndarray | None, tuple[str, ...]]:
+    """The lens covariance the intrinsics step recorded (None in files from before it did)."""
+    step = cal.steps.get("intrinsics", {})
+    cov, names = step.get("covariance"), tuple(step.get("covariance_params") or ())
+    if cov is None or not names:
+        return None, ()
+    cov = np.asarray(cov, dtype=float)
+    return (cov, names) if cov.shape == (len(names), len(names)) else (None, ())
+
+
+def map_table(
+    cal: Calibration,
+    views: list[BoardView],
+    spec: BoardSpec,
+    first: BoardPlacement = BoardPlacement(),  # noqa: B008  (frozen, immutable)
+) -> PlaneFit:
+    """Fit the table plane to the board's placements (the first where `first` says, the others
+    found), then set `cal`'s mapping, visible extent and error map. Needs the lens."""
+    if not cal.has_lens:
+        raise CalibrationError(
+            "the table's error map and a second placement need the lens: run 'tabletop calibrate intrinsics' first"
+        )
+    k, d = cal.camera_matrix, cal.distortion
+    boards = [v.corners_mm for v in views]
+    plane = fit_placements(
+        boards,
+        [undistort_pixels(v.corners_px, k, d) for v in views],
+        spec,
+        (first.origin_mm[0], first.origin_mm[1], first.rotation_deg),
+        k,
+    )
+    cal.image_to_table = plane.image_to_table(k)
+    cal.table_extent_mm = visible_extent(cal)
+    cov, names = lens_covariance_of(cal)
+    cal.error_map = table_error_map(
+        k,
+        d,
+        cov,
+        names,
+        boards,
+        [v.corners_px for v in views],
+        spec,
+        plane,
+        cal.image_size,
+        cal.table_extent_mm,
+    )
+    return plane
 
 
 def typical_corner_sigma_mm(cal: Calibration, grid: int = 9) -> float:

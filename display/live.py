@@ -85,12 +85,17 @@ def joined_events(mirror: PublicMessages) -> list[dict[str, Any]]:
 
 
 class OverviewFeed(PublicFeed):
-    def __init__(self, mirror: PublicMessages, size: tuple[int, int] = (1280, 720)) -> None:
+    def __init__(
+        self, mirror: PublicMessages, size: tuple[int, int] = (1280, 720), error_map: Any = None
+    ) -> None:
         super().__init__(mirror)
         self.size = size
+        self.error_map = error_map  # the calibration's ErrorMap: tints the table by camera error
 
     def picture(self) -> np.ndarray:
-        return render_overview(self.mirror.game, self.mirror.state, self.recent_events(), self.size)
+        return render_overview(
+            self.mirror.game, self.mirror.state, self.recent_events(), self.size, self.error_map
+        )
 
 
 class ProjectorFeed(PublicFeed):

@@ -11,8 +11,10 @@ from typing import Any
 import cv2
 import numpy as np
 
+from calibration.errormap import ErrorMap
 from display import style
 from display.canvas import SHIFT, TableFit, canvas, fill, line, nice_step_mm, outline, tint
+from display.errortint import draw_error_map
 from display.shapes import as_points, centre, nearest_points, rounded_offset
 from display.tablestate import current_space, pawn_marks, player_colours
 from display.text import BOLD, put_text, wrap
@@ -24,14 +26,19 @@ BANNER_H = 78  # the "X WINS" band above the table at game over
 
 
 def render_overview(
-    game: str, state: dict[str, Any], events: list[dict[str, Any]] | None = None, size: Size = (1280, 720)
+    game: str,
+    state: dict[str, Any],
+    events: list[dict[str, Any]] | None = None,
+    size: Size = (1280, 720),
+    error_map: ErrorMap | None = None,
 ) -> np.ndarray:
     """The overview picture (BGR, size = (width, height)) of a game's public state.
     `game` is "masterplan" or "theplan" (as `StateMirror.game`); `events` are public events,
-    oldest first (the last few are listed)."""
+    oldest first (the last few are listed). `error_map` (the calibration's) tints Master Plan's
+    table by how surely the camera measures each part of it."""
     width, height = _check_size(size)
     if game == "masterplan":
-        return render_masterplan(state, events, (width, height))
+        return render_masterplan(state, events, (width, height), error_map)
     if game == "theplan":
         return render_theplan(state, events, (width, height))
     raise ValueError(f"no overview for game {game!r}; the referee runs 'masterplan' or 'theplan'")
@@ -63,7 +70,9 @@ def table_fit(state: dict[str, Any], size: Size) -> tuple[TableFit, tuple[int, i
     return TableFit.around(polys, rect), rect
 
 
-def render_masterplan(state: dict[str, Any], events: list[dict[str, Any]] | None, size: Size) -> np.ndarray:
+def render_masterplan(
+    state: dict[str, Any], events: list[dict[str, Any]] | None, size: Size, error_map: ErrorMap | None = None
+) -> np.ndarray:
     width, height = size
     img = canvas(width, height, style.BACKGROUND)
     panel_w = _panel_width(width)
@@ -76,6 +85,8 @@ def render_masterplan(state: dict[str, Any], events: list[dict[str, Any]] | None
     fit, rect = table_fit(state, size)
     x, y, w, h = rect
     cv2.rectangle(img, (x, y), (x + w, y + h), style.FELT, -1)
+    if error_map is not None:
+        draw_error_map(img, fit, rect, error_map)
     _grid(img, fit, rect)
 
     if zone is not None:

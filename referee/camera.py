@@ -69,13 +69,17 @@ class FrameVision:
             scale,
         )
         h = np.asarray(calibration.image_to_table, dtype=np.float64) @ np.diag([1 / scale, 1 / scale, 1.0])
-        floor = float(calibration.steps.get("table", {}).get("holdout_rms_mm", 0.0) or 0.0)
-
         def to_mm(px: np.ndarray) -> np.ndarray:
             p = np.asarray(px, dtype=np.float64).reshape(-1, 1, 2)
             return cv2.perspectiveTransform(p, h).reshape(-1, 2)
 
-        table = TableMap(to_mm, (calibration.card_short_mm, calibration.card_long_mm), floor)
+        # Each corner's sigma takes the calibration's error where the corner lies on the table
+        # (its error map), so a far corner's jump is judged with its real uncertainty.
+        table = TableMap(
+            to_mm,
+            (calibration.card_short_mm, calibration.card_long_mm),
+            floor_at=calibration.mapping_sigma_mm_at_table,
+        )
         colors = None
         if self.pawn_colors is not None:
             unknown = [c for c in self.pawn_colors if c not in DEFAULT_COLORS]

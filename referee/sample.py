@@ -26,7 +26,7 @@ from calibration import (
     fit_table,
 )
 from calibration.file import now_iso
-from calibration.table import typical_corner_sigma_mm, visible_extent
+from calibration.table import map_table, typical_corner_sigma_mm
 
 SAMPLE_DIR = "sample_images"
 # Commands the camera cannot see: the demo sends them as the players would press them.
@@ -127,7 +127,8 @@ class SampleGame:
         return BoardPlacement((ox, oy), angle)
 
     def calibrate(self) -> Calibration:
-        """Lens from every ChArUco photo, table plane from the first table photo: the same
+        """Lens from every ChArUco photo, table plane from every table photo (the board in three
+        spots, the first where the player measured it): the same
         calibration API `tabletop calibrate intrinsics/table` uses."""
         spec = self.board_spec()
         folder = self.folder / "charuco"
@@ -135,36 +136,43 @@ class SampleGame:
         table_photo = folder / "table_pose_1.jpg"
         if not photos or not table_photo.is_file():
             raise SampleError(f"{folder} has no ChArUco photos (intrinsics_*.jpg, table_pose_1.jpg)")
-        views = []
+        views, names = [], []
         for p in photos:
             img = cv2.imread(str(p))
             if img is None:
                 raise SampleError(f"{p} is not a readable image")
             try:
                 views.append(detect_board(img, spec))
+                names.append(p)
             except CalibrationError:
                 continue  # a photo without the board is skipped, as 'calibrate intrinsics' does
         lens = calibrate_intrinsics(views)
-        table_img = cv2.imread(str(table_photo))
-        fit = fit_table(
-            detect_board(table_img, spec),
-            spec,
-            self.board_placement(spec),
-            lens.camera_matrix,
-            lens.distortion,
-        )
+        placement = self.board_placement(spec)
+        # Every table photo shows the board in another spot under the game's camera: the first
+        # is where the player measured it, the others are placements the fit finds by itself.
+        if table_photo not in names:
+            raise SampleError(f"{table_photo} shows no calibration board")
+        view = views[names.index(table_photo)]
+        others = [p for p in sorted(folder.glob("table_pose_*.jpg")) if p in names and p != table_photo]
+        placed = [view] + [views[names.index(p)] for p in others]
+        fit = fit_table(view, spec, placement, lens.camera_matrix, lens.distortion)
         cal = Calibration(lens.image_size, lens.camera_matrix, lens.distortion, fit.image_to_table)
         cal.card_mm = tuple(sorted(self.script.get("card_size_mm", (63.0, 88.0)), reverse=True))  # type: ignore[assignment]
         cal.reach_mm = float(self.script.get("reach_mm", 63.0))
         date = now_iso()
         cal.steps["intrinsics"] = {"date": date, **lens.to_step(), "views": [str(p) for p in photos]}
+        # The table's pose, visible extent and error map, as 'tabletop calibrate table' fits them:
+        # corner sigmas then grow toward the table's far side as the camera's error does.
+        plane = map_table(cal, placed, spec, placement)
         cal.steps["table"] = {
             "date": date,
             "intrinsics_date": date,
             **fit.to_step(),
             "photo": str(table_photo),
+            "placements": len(placed),
+            "corners": plane.corners,
+            "placements_mm": [[round(v, 2) for v in p] for p in plane.placements],
         }
-        cal.table_extent_mm = visible_extent(cal)
         cal.corner_sigma_mm = typical_corner_sigma_mm(cal)
         return cal
 

@@ -48,6 +48,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="FILE",
         help="calibration file with a projector step (projector view; default: %(default)s)",
     )
+    p.add_argument(
+        "--error-map",
+        action="store_true",
+        help="overview: tint the table by the calibration's expected error in mm (from --calibration)",
+    )
     p.add_argument("--out", metavar="PATH", help="write PNG frames to this folder, or a .mp4/.avi video")
     p.add_argument("--fullscreen", action="store_true", help="fill the screen (for the projector)")
     p.add_argument(
@@ -101,10 +106,22 @@ def run(args: argparse.Namespace) -> int:
             calibration = load_calibration(args.calibration, require=("projector",))
         except CalibrationError as exc:
             raise CommandError(f"no projector calibration: {exc}") from None
+    error_map = None
+    if args.error_map:
+        if args.view != "overview":
+            raise CommandError("--error-map is for the overview: tabletop display overview --error-map")
+        try:
+            error_map = load_calibration(args.calibration, require=("table",), allow_stale=True).error_map
+        except CalibrationError as exc:
+            raise CommandError(f"no table calibration for --error-map: {exc}") from None
+        if error_map is None:
+            raise CommandError(
+                f"{args.calibration} has no error map yet: run 'tabletop calibrate table' again (after 'intrinsics')"
+            )
     mirror, seat = _connect(args)
     try:
         if args.view == "overview":
-            feed = OverviewFeed(mirror, size or (1280, 720))
+            feed = OverviewFeed(mirror, size or (1280, 720), error_map)
         elif args.view == "projector":
             if mirror.game != "masterplan":
                 raise CommandError("the projector paints Master Plan's moves; this referee runs The Plan")
