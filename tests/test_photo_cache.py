@@ -147,6 +147,7 @@ def test_a_row_can_name_a_frame_of_a_gif_and_a_crop_of_it(tmp_path: Path, capsys
         a[10:20, 5 + 20 * k : 15 + 20 * k] = 255
         frames.append(Image.fromarray(a))
     frames[0].save(work / "clip.gif", save_all=True, append_images=frames[1:], duration=100, loop=0)
+    cv2.imwrite(str(work / "still #2.png"), np.full((20, 30, 3), 90, np.uint8))  # a '#' in a plain name
     (work / "LICENCE").write_text("MIT Licence\n")
     _git("init", "-q", cwd=work)
     _git("add", ".", cwd=work)
@@ -163,6 +164,7 @@ def test_a_row_can_name_a_frame_of_a_gif_and_a_crop_of_it(tmp_path: Path, capsys
             "dan__clips/clip_f1_square.jpg", "dan/clips", commit, "clip.gif#frame=1&crop=25,10,10,10", 10, 10
         )
         + _row("dan__clips/clip_f9.jpg", "dan/clips", commit, "clip.gif#frame=9", 64, 48)
+        + _row("dan__clips/still_2.jpg", "dan/clips", commit, "still #2.png", 30, 20)
     )
     out = tmp_path / "cache"
     args = ["--mirrors", str(mirrors), "--out", str(out), "--manifest", str(manifest)]
@@ -174,4 +176,5 @@ def test_a_row_can_name_a_frame_of_a_gif_and_a_crop_of_it(tmp_path: Path, capsys
     assert abs(int(f2[40, 10, 1]) - 200) < 8 and f2[15, 50].min() > 235  # frame 2: grey 200, square right
     square = cv2.imread(str(out / "dan__clips" / "clip_f1_square.jpg"))
     assert square.shape == (10, 10, 3) and square.min() > 230  # frame 1's square, nothing else
+    assert cv2.imread(str(out / "dan__clips" / "still_2.jpg")).shape == (20, 30, 3)
     assert (out / "dan__clips" / "LICENSE").read_text() == "MIT Licence\n"  # LICENCE spelling too

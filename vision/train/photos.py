@@ -11,7 +11,7 @@ quality 92. Photos the project keeps in its shared folder (shared/real_photos/<o
 taken from there instead: the cache and its labels were made from those copies.
 
 A frame of a video or animated GIF is a row whose path ends in a fragment:
-`demo/clip.mp4#frame=120` is the 121st frame PyAV decodes from the file (counting from 0), and
+`demo/clip.mp4#frame=120` (the fragment starts at `#frame=`) is the 121st frame PyAV decodes from the file (counting from 0), and
 `demo/show.gif#frame=45&crop=30,129,337,252` its x,y,width,height part (a camera picture inside a
 screen recording). The frame is then shrunk and written like a photo.
 """
@@ -64,8 +64,9 @@ class Row:
 
     @property
     def file(self) -> str:
-        """The path without a `#frame=...` fragment: the file in the repository."""
-        return self.path.split("#", 1)[0]
+        """The path without a `#frame=...` fragment: the file in the repository (a `#` elsewhere
+        in a file name, as in `Photo #2.jpg`, is part of the name)."""
+        return self.path.split("#frame=", 1)[0]
 
 
 @dataclass
@@ -283,8 +284,8 @@ def rebuild(rows: list[Row], mirrors: Path, shared: Path, out: Path) -> bool:
             snapshots[row.repo] = None if row.repo == "shared" else find_snapshot(mirrors, row.repo)
         try:
             data = _photo_bytes(row, snapshots[row.repo], shared, tally)
-            if "#" in row.path:
-                img = decode_frame(data, row.path.split("#", 1)[1])
+            if "#frame=" in row.path:
+                img = decode_frame(data, "frame=" + row.path.split("#frame=", 1)[1])
             else:
                 img = decode(data)
             if img is None:
