@@ -10,8 +10,8 @@ orientation), shrunk with INTER_AREA so the long side is at most 1600 px and wri
 quality 92. Photos the project keeps in its shared folder (shared/real_photos/<owner>_<name>/) are
 taken from there instead: the cache and its labels were made from those copies.
 
-A frame of a video or animated GIF is a row whose path ends in a fragment:
-`demo/clip.mp4#frame=120` (the fragment starts at `#frame=`) is the 121st frame PyAV decodes from the file (counting from 0), and
+A frame of a video or animated GIF is a row whose path ends in a fragment starting at `#frame=`:
+`demo/clip.mp4#frame=120` is the 121st frame PyAV decodes from the file (counting from 0), and
 `demo/show.gif#frame=45&crop=30,129,337,252` its x,y,width,height part (a camera picture inside a
 screen recording). The frame is then shrunk and written like a photo.
 """
