@@ -132,3 +132,49 @@ def test_a_photo_the_shared_folder_keeps_needs_no_snapshot(tmp_path: Path, capsy
     assert cv2.imread(str(out / "carol__set" / "pics_deal.jpg")).shape == (800, 1600, 3)
     assert (out / "carol__set" / "LICENSE").read_text() == "MIT\n"
     assert "licence from the shared folder" in capsys.readouterr().out
+
+
+def test_a_row_can_name_a_frame_of_a_gif_and_a_crop_of_it(tmp_path: Path, capsys) -> None:
+    # A GIF of three flat grey frames (60, 130, 200) of 64x48, with a white square at a different
+    # place in each; rows take frame 2 whole and frame 1 cropped to its square.
+    from PIL import Image
+
+    work = tmp_path / "work"
+    work.mkdir()
+    frames = []
+    for k, grey in enumerate((60, 130, 200)):
+        a = np.full((48, 64, 3), grey, np.uint8)
+        a[10:20, 5 + 20 * k : 15 + 20 * k] = 255
+        frames.append(Image.fromarray(a))
+    frames[0].save(work / "clip.gif", save_all=True, append_images=frames[1:], duration=100, loop=0)
+    cv2.imwrite(str(work / "still #2.png"), np.full((20, 30, 3), 90, np.uint8))  # a '#' in a plain name
+    (work / "LICENCE").write_text("MIT Licence\n")
+    _git("init", "-q", cwd=work)
+    _git("add", ".", cwd=work)
+    _git("commit", "-q", "-m", "clip", cwd=work)
+    commit = _git("rev-parse", "HEAD", cwd=work)
+    mirrors = tmp_path / "mirrors"
+    (mirrors / "dan+clips").mkdir(parents=True)
+    _git("clone", "-q", "--bare", str(work), str(mirrors / "dan+clips" / "repo.git"), cwd=tmp_path)
+    manifest = tmp_path / "SOURCES.tsv"
+    manifest.write_text(
+        HEADER
+        + _row("dan__clips/clip_f2.jpg", "dan/clips", commit, "clip.gif#frame=2", 64, 48)
+        + _row(
+            "dan__clips/clip_f1_square.jpg", "dan/clips", commit, "clip.gif#frame=1&crop=25,10,10,10", 10, 10
+        )
+        + _row("dan__clips/clip_f9.jpg", "dan/clips", commit, "clip.gif#frame=9", 64, 48)
+        + _row("dan__clips/still_2.jpg", "dan/clips", commit, "still #2.png", 30, 20)
+    )
+    out = tmp_path / "cache"
+    args = ["--mirrors", str(mirrors), "--out", str(out), "--manifest", str(manifest)]
+    assert main([*args, "--shared", str(tmp_path / "none")]) == 1  # frame 9 does not exist
+    text = capsys.readouterr().out
+    assert "dan__clips/clip_f9.jpg: no frame 9 (the file has 3)" in text
+    f2 = cv2.imread(str(out / "dan__clips" / "clip_f2.jpg"))
+    assert f2.shape == (48, 64, 3)
+    assert abs(int(f2[40, 10, 1]) - 200) < 8 and f2[15, 50].min() > 235  # frame 2: grey 200, square right
+    square = cv2.imread(str(out / "dan__clips" / "clip_f1_square.jpg"))
+    assert square.shape == (10, 10, 3) and square.min() > 230  # frame 1's square, nothing else
+    assert cv2.imread(str(out / "dan__clips" / "still_2.jpg")).shape == (20, 30, 3)
+    assert (out / "dan__clips" / "LICENSE").read_text() == "MIT Licence\n"  # LICENCE spelling too

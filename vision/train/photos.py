@@ -9,6 +9,11 @@ git dir under MIRRORS/<owner>+<name>/, decoded with OpenCV (IMREAD_COLOR applies
 orientation), shrunk with INTER_AREA so the long side is at most 1600 px and written as JPEG
 quality 92. Photos the project keeps in its shared folder (shared/real_photos/<owner>_<name>/) are
 taken from there instead: the cache and its labels were made from those copies.
+
+A frame of a video or animated GIF is a row whose path ends in a fragment starting at `#frame=`:
+`demo/clip.mp4#frame=120` is the 121st frame PyAV decodes from the file (counting from 0), and
+`demo/show.gif#frame=45&crop=30,129,337,252` its x,y,width,height part (a camera picture inside a
+screen recording). The frame is then shrunk and written like a photo.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,7 +40,7 @@ MANIFEST = DATA / "SOURCES.tsv"
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "real_photos"
 LONG_SIDE = 1600
 JPEG_QUALITY = 92
-LICENCE_NAMES = ("LICENSE", "LICENSE.md", "LICENSE.txt", "COPYING")
+LICENCE_NAMES = ("LICENSE", "LICENSE.md", "LICENSE.txt", "LICENCE", "COPYING")
 
 
 class PhotoError(Exception):
@@ -55,6 +61,12 @@ class Row:
     @property
     def source(self) -> str:
         return self.image.split("/", 1)[0]
+
+    @property
+    def file(self) -> str:
+        """The path without a `#frame=...` fragment: the file in the repository (a `#` elsewhere
+        in a file name, as in `Photo #2.jpg`, is part of the name)."""
+        return self.path.split("#frame=", 1)[0]
 
 
 @dataclass
@@ -160,6 +172,39 @@ def decode(data: bytes) -> np.ndarray | None:
         return cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
 
 
+def decode_frame(data: bytes, fragment: str) -> np.ndarray:
+    """One frame of a video/GIF file's bytes, as BGR: `frame=N` (the Nth frame PyAV decodes, from 0)
+    and optionally `crop=x,y,w,h`. PhotoError when the file has no such frame."""
+    import av  # only rows that name a frame need it
+
+    try:
+        params = dict(kv.split("=", 1) for kv in fragment.split("&"))
+        index = int(params["frame"])
+        crop = [int(v) for v in params["crop"].split(",")] if "crop" in params else None
+    except (KeyError, ValueError):
+        raise PhotoError(f"cannot read the fragment #{fragment} (want frame=N[&crop=x,y,w,h])") from None
+    with tempfile.NamedTemporaryFile(suffix=".video") as f:
+        f.write(data)
+        f.flush()
+        try:
+            with av.open(f.name) as container:
+                count = 0
+                for count, frame in enumerate(container.decode(video=0), start=1):
+                    if count - 1 == index:
+                        img = frame.to_ndarray(format="bgr24")
+                        break
+                else:
+                    raise PhotoError(f"no frame {index} (the file has {count})")
+        except av.FFmpegError as e:
+            raise PhotoError(f"cannot decode the video ({e})") from None
+    if crop is not None:
+        x, y, w, h = crop
+        if x < 0 or y < 0 or x + w > img.shape[1] or y + h > img.shape[0]:
+            raise PhotoError(f"crop {x},{y},{w},{h} outside the {img.shape[1]}x{img.shape[0]} frame")
+        img = np.ascontiguousarray(img[y : y + h, x : x + w])
+    return img
+
+
 def shrink(img: np.ndarray, long_side: int = LONG_SIDE) -> np.ndarray:
     """`img` with its long side at most `long_side`; smaller images are left as they are."""
     h, w = img.shape[:2]
@@ -188,14 +233,14 @@ def _photo_bytes(row: Row, git_dir: Path | None, shared: Path, tally: SourceTall
     if git_dir is None:
         raise PhotoError(f"no snapshot of {row.repo}")
     if _has_commit(git_dir, row.commit):
-        data = _git(git_dir, "cat-file", "blob", f"{row.commit}:{row.path}")
+        data = _git(git_dir, "cat-file", "blob", f"{row.commit}:{row.file}")
         if data is None:
-            raise PhotoError(f"{row.path} not in {row.repo} at {row.commit[:10]}")
+            raise PhotoError(f"{row.file} not in {row.repo} at {row.commit[:10]}")
         return data
     # cat-file blob rather than show: a path that names a folder fails instead of listing it.
-    data = _git(git_dir, "cat-file", "blob", f"HEAD:{row.path}")
+    data = _git(git_dir, "cat-file", "blob", f"HEAD:{row.file}")
     if data is None:
-        raise PhotoError(f"commit {row.commit[:10]} not in the snapshot, and {row.path} not at its HEAD")
+        raise PhotoError(f"commit {row.commit[:10]} not in the snapshot, and {row.file} not at its HEAD")
     note = f"commit {row.commit[:10]} not in the snapshot: used HEAD"
     if note not in tally.notes:
         tally.notes.append(note)
@@ -239,7 +284,10 @@ def rebuild(rows: list[Row], mirrors: Path, shared: Path, out: Path) -> bool:
             snapshots[row.repo] = None if row.repo == "shared" else find_snapshot(mirrors, row.repo)
         try:
             data = _photo_bytes(row, snapshots[row.repo], shared, tally)
-            img = decode(data)
+            if "#frame=" in row.path:
+                img = decode_frame(data, "frame=" + row.path.split("#frame=", 1)[1])
+            else:
+                img = decode(data)
             if img is None:
                 raise PhotoError(f"cannot decode {row.path} ({len(data)} bytes) as an image")
             img = shrink(img)
