@@ -34,7 +34,7 @@ from vision.train.data import (
     project_render_example,
     render_example,
 )
-from vision.train.model import CardMapNet
+from vision.train.model import WIDTHS, CardMapNet
 from vision.train.splits import load as load_splits
 from vision.train.targets import MapTargets
 
@@ -162,6 +162,16 @@ def export(checkpoint: Path, out: Path = MODEL) -> Path:
     return out
 
 
+def slim(checkpoint: Path) -> Path:
+    """The checkpoint without its optimizer state, beside it (`<name>.slim.pt`): a third of the
+    size, for carrying a training run from one session to the next in the repository."""
+    state = torch.load(checkpoint, map_location="cpu", weights_only=False)
+    state.pop("optimizer", None)
+    out = checkpoint.with_suffix(".slim.pt")
+    torch.save(state, out)
+    return out
+
+
 def write_card(state: dict, path: Path) -> None:
     """The model card beside the weights: what it was trained on, how, and how it scored."""
     args = state["args"]
@@ -207,15 +217,19 @@ def train(args: argparse.Namespace) -> None:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     ckpt = out / "checkpoint.pt"
-    model = CardMapNet()
+    state = torch.load(ckpt, map_location="cpu", weights_only=False) if ckpt.exists() else None
+    widths = tuple(state["widths"]) if state else tuple(int(w) for w in args.widths.split(","))
+    model = CardMapNet(widths)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     step, log, runs = 0, [], []
-    if ckpt.exists():
-        state = torch.load(ckpt, map_location="cpu", weights_only=False)
+    if state:
         model.load_state_dict(state["model"])
-        opt.load_state_dict(state["optimizer"])
+        # A slim checkpoint (`--slim`, the one committed between sessions) has no optimizer
+        # state: Adam's moments start again, which a few hundred steps make good.
+        if "optimizer" in state:
+            opt.load_state_dict(state["optimizer"])
         step, log, runs = state["step"], state["log"], state.get("runs", [])
-        print(f"resumed at step {step}")
+        print(f"resumed at step {step} (widths {list(widths)})")
     t0 = time.time()
     seeds = list(range(args.renders)) + list(range(PROJECT_SEED, PROJECT_SEED + args.project_renders))
     pool = render_pool(seeds, args.workers, Path(args.pool_cache) if args.pool_cache else None)
@@ -304,10 +318,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--every", type=int, default=250, help="validate and save every N steps")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument(
+        "--widths", default=",".join(map(str, WIDTHS)), help="channels per level of a new network (a resumed one keeps its own)"
+    )
     ap.add_argument("--export", metavar="CHECKPOINT", help="export a checkpoint to ONNX and stop")
+    ap.add_argument("--slim", metavar="CHECKPOINT", help="write CHECKPOINT without its optimizer state (to commit) and stop")
     args = ap.parse_args(argv)
     if args.export:
         print(export(Path(args.export)))
+        return 0
+    if args.slim:
+        print(slim(Path(args.slim)))
         return 0
     train(args)
     return 0
