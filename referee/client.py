@@ -245,6 +245,14 @@ class Connection:
         connection or machine). This connection remembers the token it is given."""
         return self.request("join", player=seat, **({"token": token} if token else {}))
 
+    def new_token(self) -> dict[str, Any]:
+        """Renew the joined seat's token (the old one stops working, the seat's other connections
+        are cut off); this connection remembers the new one."""
+        reply = self.request("new_token")
+        if reply.get("ok"):
+            self.tokens[reply["player"]] = reply["token"]
+        return reply
+
     def poll_private(self, timeout_s: float = 0.0) -> list[dict[str, Any]]:
         """Private messages that arrived (also those received while waiting for replies)."""
         deadline = time.monotonic() + timeout_s

@@ -263,6 +263,10 @@ class RefereeService:
             )
         if outcome.joined is not None:
             self._bind_seat(identity, outcome.joined, user)
+        if outcome.renewed is not None:
+            for other in self.joined(outcome.renewed):
+                if other != identity:
+                    del self._joined[other]
         return identity, outcome
 
     # ---- the join table -----------------------------------------------------------------------
