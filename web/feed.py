@@ -121,12 +121,12 @@ class PublicFeed:
     def _publish_snapshot(self, mirror: StateMirror) -> None:
         self._snapshot = {
             "kind": "snapshot",
-            "seq": mirror.seq,
+            "seq": mirror.state_seq,
             "game": mirror.game,
             "state": mirror.state,
             "recent": [_event(s, e) for s, e in mirror.events[-RECENT:]],
         }
-        self._last = (mirror.seq, mirror.resyncs, mirror.state)
+        self._last = (mirror.state_seq, mirror.resyncs, mirror.state)
         self._heard = time.monotonic()
         self._broadcast(self._snapshot)
 
@@ -143,13 +143,13 @@ class PublicFeed:
         if mirror.state is not state:  # a state message came (after a change, or the heartbeat)
             self._heard = time.monotonic()
             self._set_status(True, "connected to the referee")
-            if mirror.seq != seq or mirror.state != state:
-                self._broadcast({"kind": "state", "seq": mirror.seq, "state": mirror.state})
-        self._last = (mirror.seq, mirror.resyncs, mirror.state)
+            if mirror.state_seq != seq or mirror.state != state:
+                self._broadcast({"kind": "state", "seq": mirror.state_seq, "state": mirror.state})
+        self._last = (mirror.state_seq, mirror.resyncs, mirror.state)
         if self._snapshot is not None:
             self._snapshot = {
                 **self._snapshot,
-                "seq": mirror.seq,
+                "seq": mirror.state_seq,
                 "state": mirror.state,
                 "recent": [_event(s, e) for s, e in mirror.events[-RECENT:]],
             }

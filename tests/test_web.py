@@ -1,0 +1,313 @@
+"""The web gateway at the WebSocket level, against a real referee on real sockets: a whole game
+played by three seat pages, every frame each page received checked for other seats' secrets; bad
+links, a revoked link, junk floods, a gateway started before its referee. (The same in a real
+browser: tests/test_web_browser.py.)"""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+from service_helpers import free_port_pair, running_referee
+from web_helpers import running_gateway
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import connect
+
+from referee.client import Connection
+from referee.games import GAMES
+from web.channel import MAX_WAITING
+
+SEATS = ["ann", "bob", "cat"]
+
+
+class WsPage:
+    """A page's socket: every frame it receives is kept, with the time it came."""
+
+    def __init__(self, url: str) -> None:
+        self.ws = connect(url, open_timeout=5, max_size=None).__enter__()  # closed by close()
+        self.frames: list[tuple[float, dict]] = []
+        self.closed_code: int | None = None
+        self._n = 0
+        self._cv = threading.Condition()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        try:
+            while True:
+                raw = self.ws.recv()
+                with self._cv:
+                    self.frames.append((time.monotonic(), json.loads(raw)))
+                    self._cv.notify_all()
+        except ConnectionClosed:
+            pass
+        finally:
+            with self._cv:
+                self.closed_code = self.ws.close_code or 1006
+                self._cv.notify_all()
+
+    def wait(self, pred, timeout: float = 10.0) -> dict:
+        """The first frame (any, from the start) for which pred is true."""
+        deadline = time.monotonic() + timeout
+        with self._cv:
+            while True:
+                for _, frame in self.frames:
+                    if pred(frame):
+                        return frame
+                left = deadline - time.monotonic()
+                if left <= 0 or self.closed_code is not None:
+                    raise AssertionError(f"no such frame in {timeout} s; last: {[f['kind'] for _, f in self.frames[-5:]]}")
+                self._cv.wait(left)
+
+    def latest(self, kind: str) -> dict | None:
+        with self._cv:
+            return next((f for _, f in reversed(self.frames) if f["kind"] == kind), None)
+
+    def command(self, command: dict, timeout: float = 10.0) -> dict:
+        self._n += 1
+        rid = f"t{self._n}"
+        self.ws.send(json.dumps({"id": rid, "command": command}))
+        return self.wait(lambda f: f.get("id") == rid and f["kind"] in ("reply", "error"), timeout)
+
+    def close(self) -> None:
+        self.ws.close()
+
+
+def _url(web, path: str) -> str:
+    return f"ws://127.0.0.1:{web.port}{path}"
+
+
+def _get(web, path: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{web.port}{path}", timeout=5) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+def _theplan(tmp_path, **options):
+    config = GAMES["theplan"].make_config(SEATS, options)
+    return running_referee("theplan", config, tmp_path, port=free_port_pair())
+
+
+def _fresh_view(page: WsPage, seq: int) -> dict:
+    """The seat's view once it has caught up with public seq `seq`."""
+    return page.wait(lambda f: f["kind"] == "view" and f["seq"] >= seq and f is page.latest("view"))["view"]
+
+
+def _someone_to_act(state: dict, seq: int, pages: dict, table=None) -> tuple[str, list]:
+    """A seat that is to act and its options, from views at least as new as `seq`."""
+    deadline = time.monotonic() + 5
+    while True:
+        offered = {s: _fresh_view(pages[s], seq)["you_can"] for s in state["to_act"]}
+        seat = next((s for s in state["to_act"] if offered[s]), None)
+        if seat is not None:
+            return seat, offered[seat]
+        latest = {s: (pages[s].latest("view")["seq"], pages[s].latest("view")["view"]["step"]) for s in pages}
+        assert time.monotonic() < deadline, (f"{state['to_act']} are to act but were offered nothing", latest, seq,
+            [(f["kind"], f.get("seq"), f.get("words"), f.get("state", {}).get("to_act")) for _, f in table.frames[-12:]])
+        time.sleep(0.1)
+
+
+def test_three_seat_pages_play_a_whole_game_of_the_plan_and_never_see_another_seats_secrets(tmp_path):
+    rnd = random.Random(5)
+    with _theplan(tmp_path, bribes="yes") as service, running_gateway(service.router_endpoint) as web:
+        tokens = web.gateway.links.tokens()
+        assert sorted(tokens) == SEATS
+        table = WsPage(_url(web, "/ws/table"))
+        pages = {seat: WsPage(_url(web, f"/ws/play/{tokens[seat]}")) for seat in SEATS}
+        commits: list[tuple[str, str, int]] = []  # (seat, plan, the seq of its plan_committed event)
+        moves = 0
+        while True:
+            state = table.wait(lambda f: f["kind"] == "state" or f["kind"] == "snapshot")
+            seq = max(f["seq"] for _, f in table.frames if f["kind"] in ("state", "snapshot"))
+            state = next(f for _, f in reversed(table.frames) if f["kind"] in ("state", "snapshot") and f["seq"] == seq)["state"]
+            if state["result"]:
+                break
+            seat, options = _someone_to_act(state, seq, pages, table)
+            choice = rnd.choice(options)
+            reply = pages[seat].command(choice)
+            assert reply["kind"] == "reply" and reply["ok"], reply
+            if choice["type"] == "commit_plan":
+                commits.append((seat, choice["plan"], seq + 1))  # its event is the next one
+            table.wait(lambda f, s=seq: f["kind"] == "state" and f["seq"] > s)
+            moves += 1
+            assert moves < 400, "the game did not end"
+        assert state["result"]["winners"]
+        time.sleep(0.3)
+        for page in [table, *pages.values()]:
+            page.close()
+    public = {json.dumps(f, sort_keys=True) for _, f in table.frames if f["kind"] in ("event", "state", "snapshot")}
+    reveals = [f["seq"] for _, f in table.frames if f["kind"] == "event" and f["event"]["type"] == "plans_revealed"]
+    for seat, page in pages.items():
+        kinds = {f["kind"] for _, f in page.frames}
+        assert kinds <= {"status", "snapshot", "event", "state", "view", "private", "reply", "queued", "error"}
+        for _, frame in page.frames:
+            if frame["kind"] == "view":
+                assert frame["seat"] == seat and frame["view"]["you"]["player"] == seat
+            elif frame["kind"] == "private":
+                assert frame["player"] == seat
+            elif frame["kind"] in ("event", "state", "snapshot"):
+                # The public part is the table's, frame for frame: nothing private rides along.
+                assert json.dumps(frame, sort_keys=True) in public or frame["kind"] == "snapshot"
+        # Another seat's face-down Plan reaches nobody else before the Plans are revealed: no frame
+        # about the game between the commit and the reveal (by the referee's seq) names it.
+        for other, plan, committed in commits:
+            if other == seat:
+                continue
+            revealed = min((s for s in reveals if s > committed), default=10**9)
+            leaked = [f for _, f in page.frames if committed <= f.get("seq", -1) < revealed and plan in json.dumps(f)]
+            assert not leaked, f"{seat} saw {other}'s committed {plan} before the reveal: {leaked[:1]}"
+    # The table is told no Plan before the reveal, no bid, no hand.
+    for _, frame in table.frames:
+        text = json.dumps(frame)
+        assert '"hand": [' not in text and '"you"' not in text and '"you_can"' not in text
+
+
+def test_a_command_the_rules_refuse_is_answered_in_words_and_a_page_cannot_act_for_another_seat(tmp_path):
+    with _theplan(tmp_path) as service, running_gateway(service.router_endpoint) as web:
+        ann = WsPage(_url(web, f"/ws/play/{web.gateway.links.tokens()['ann']}"))
+        view = ann.wait(lambda f: f["kind"] == "view")["view"]
+        refused = ann.command({"type": "commit_plan", "plan": "not-a-plan"})
+        assert not refused["ok"] and "not-a-plan" in refused["error"]["message"]
+        other = ann.command({"type": "commit_plan", "player": "bob", "plan": view["you"]["hand"][0]})
+        assert not other["ok"] and other["error"]["code"] == "not_your_seat"
+        service_words = ann.command({"type": "new_token"})
+        assert service_words["kind"] == "error" and "not a command of the game" in service_words["message"]
+        table = WsPage(_url(web, "/ws/table"))
+        table.wait(lambda f: f["kind"] == "snapshot")
+        table.ws.send(json.dumps({"id": "x", "command": {"type": "skip_step"}}))
+        assert "table's view" in table.wait(lambda f: f["kind"] == "error")["message"]
+        ann.close()
+        table.close()
+
+
+def test_bad_links_get_a_page_that_says_so_and_a_closed_socket(tmp_path):
+    with _theplan(tmp_path) as service, running_gateway(service.router_endpoint) as web:
+        status, body = _get(web, "/play/not-a-token")
+        assert status == 404 and "This seat link does not work" in body and "Traceback" not in body
+        status, body = _get(web, "/host/guess")
+        assert status == 404 and "Seat links" not in body
+        page = WsPage(_url(web, "/ws/play/not-a-token"))
+        refusal = page.wait(lambda f: f["kind"] == "refused")
+        assert "does not work" in refusal["message"]
+        deadline = time.monotonic() + 5
+        while page.closed_code is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert page.closed_code == 4403
+        status, body = _get(web, f"/play/{web.gateway.links.tokens()['ann']}")
+        assert status == 200 and "play.js" in body
+
+
+def test_a_revoked_link_stops_working_at_once_and_the_new_one_works(tmp_path):
+    with _theplan(tmp_path) as service, running_gateway(service.router_endpoint) as web:
+        old = web.gateway.links.tokens()["ann"]
+        page = WsPage(_url(web, f"/ws/play/{old}"))
+        page.wait(lambda f: f["kind"] == "view")
+        # The referee's own token works from a terminal too: it is one mechanism.
+        terminal = Connection(service.router_endpoint)
+        assert terminal.join("ann", token=old)["ok"]
+        host = web.gateway.host_link().removeprefix(f"http://127.0.0.1:{web.port}")
+        status, body = _get(web, host)
+        assert status == 200 and old in body and "<svg" in body  # the link and its QR code
+        request = urllib.request.Request(f"http://127.0.0.1:{web.port}{host}/renew/ann", method="POST", data=b"")
+        with urllib.request.urlopen(request, timeout=10) as r:
+            assert r.status == 200  # back on the host page, after the 303
+            assert old not in r.read().decode()
+        new = web.gateway.links.tokens()["ann"]
+        assert new != old
+        assert "revoked" in page.wait(lambda f: f["kind"] == "refused")["message"]
+        assert _get(web, f"/play/{old}")[0] == 404
+        # The terminal that joined with the old token is cut off, and cannot join again with it.
+        assert terminal.request("view")["error"]["code"] == "not_joined"
+        assert Connection(service.router_endpoint).join("ann", token=old)["error"]["code"] == "bad_token"
+        fresh = WsPage(_url(web, f"/ws/play/{new}"))
+        assert fresh.wait(lambda f: f["kind"] == "view")["seat"] == "ann"
+        fresh.close()
+
+
+def test_junk_and_floods_on_a_socket_are_answered_and_never_stop_the_gateway(tmp_path):
+    with _theplan(tmp_path) as service, running_gateway(service.router_endpoint) as web:
+        token = web.gateway.links.tokens()["ann"]
+        page = WsPage(_url(web, f"/ws/play/{token}"))
+        page.wait(lambda f: f["kind"] == "view")
+        junk = ["", "{", "[]", "null", '{"id": 5}', '{"id": "a", "command": []}', "1e999", "[" * 5000 + "]" * 5000,
+                '{"id": "a", "command": {"type": "move", "timeout_s": 0}}', '{"id": "a", "command": {"type": "\\ud800"}}']
+        for text in junk:
+            page.ws.send(text)
+        page.ws.send(b"\x00\x01binary")
+        errors = [page.wait(lambda f, n=n: sum(1 for _, g in page.frames if g["kind"] == "error") > n)
+                  for n in range(len(junk))]
+        assert errors and all("Traceback" not in json.dumps(e) for e in errors)
+        # A flood of commands: those beyond what may wait are refused in words, none crash anything.
+        for i in range(MAX_WAITING * 4):
+            page.ws.send(json.dumps({"id": f"f{i}", "command": {"type": "withdraw_plan"}}))
+        page.wait(lambda f: f["kind"] == "error" and "too many commands" in f["message"])
+        # A frame over the size limit closes that socket only (the browser's page would reconnect).
+        big = WsPage(_url(web, f"/ws/play/{token}"))
+        big.wait(lambda f: f["kind"] == "view")
+        big.ws.send("x" * 200_000)
+        deadline = time.monotonic() + 5
+        while big.closed_code is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert big.closed_code == 1009
+        # The gateway still serves: a new page gets its seat, a command still goes through.
+        again = WsPage(_url(web, f"/ws/play/{token}"))
+        plan = again.wait(lambda f: f["kind"] == "view")["view"]["you"]["hand"][0]
+        assert again.command({"type": "commit_plan", "plan": plan})["ok"]
+        assert _get(web, "/table")[0] == 200
+        for p in (page, again):
+            p.close()
+
+
+def test_a_gateway_started_before_its_referee_says_so_and_takes_the_seats_when_it_comes(tmp_path):
+    port = free_port_pair()
+    with running_gateway(f"tcp://127.0.0.1:{port}", take_seats=False) as web:
+        table = WsPage(_url(web, "/ws/table"))
+        down = table.wait(lambda f: f["kind"] == "status" and not f["up"] and "no referee" in f["message"])
+        assert "tabletop referee" in down["message"]
+        assert _get(web, "/table")[0] == 200
+        assert _get(web, "/play/anything")[0] == 404  # no seats yet, so no link works
+        config = GAMES["theplan"].make_config(SEATS, {})
+        with running_referee("theplan", config, tmp_path, port=port):
+            table.wait(lambda f: f["kind"] == "snapshot", timeout=15)
+            deadline = time.monotonic() + 10
+            while len(web.gateway.links.tokens()) < 3 and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert sorted(web.gateway.links.tokens()) == SEATS
+            page = WsPage(_url(web, f"/ws/play/{web.gateway.links.tokens()['bob']}"))
+            assert page.wait(lambda f: f["kind"] == "view")["seat"] == "bob"
+            page.close()
+        table.close()
+
+
+@pytest.mark.slow
+def test_pages_survive_a_referee_restart(tmp_path):
+    from service_helpers import start_referee_process
+
+    port = free_port_pair()
+    db = tmp_path / "heist.sqlite"
+    proc = start_referee_process(db, port, "--players", "ann,bob,cat")
+    try:
+        with running_gateway(f"tcp://127.0.0.1:{port}") as web:
+            token = web.gateway.links.tokens()["ann"]
+            page = WsPage(_url(web, f"/ws/play/{token}"))
+            hand = page.wait(lambda f: f["kind"] == "view")["view"]["you"]["hand"]
+            assert page.command({"type": "commit_plan", "plan": hand[0]})["ok"]
+            proc.kill()
+            proc.wait(10)
+            page.wait(lambda f: f["kind"] == "status" and not f["up"], timeout=15)
+            proc = start_referee_process(db, port, "--resume")
+            page.wait(lambda f: f["kind"] == "status" and f["up"] and f is page.latest("status"), timeout=20)
+            # The link handed out before the restart still works, and the seat acts again.
+            reply = page.command({"type": "withdraw_plan"}, timeout=20)
+            assert reply["ok"], reply
+            assert WsPage(_url(web, f"/ws/play/{token}")).wait(lambda f: f["kind"] == "view")["seat"] == "ann"
+            page.close()
+    finally:
+        proc.kill()
+        proc.wait(10)
