@@ -175,7 +175,9 @@ class GameSession:
         them), so whoever holds the old token must join again - and cannot."""
         seat = self._acting_seat(request, joined, bound)
         if bound is not None:
-            raise ProtocolError("no_tokens", "with --secure each seat's key proves the seat; there is no token")
+            raise ProtocolError(
+                "no_tokens", "with --secure each seat's key proves the seat; there is no token"
+            )
         token = self._tokens[seat] = secrets.token_urlsafe(12)
         return Outcome(ok_reply(request.id, player=seat, token=token), renewed=seat)
 

@@ -60,7 +60,9 @@ class WsPage:
                         return frame
                 left = deadline - time.monotonic()
                 if left <= 0 or self.closed_code is not None:
-                    raise AssertionError(f"no such frame in {timeout} s; last: {[f['kind'] for _, f in self.frames[-5:]]}")
+                    raise AssertionError(
+                        f"no such frame in {timeout} s; last: {[f['kind'] for _, f in self.frames[-5:]]}"
+                    )
                 self._cv.wait(left)
 
     def latest(self, kind: str) -> dict | None:
@@ -108,8 +110,15 @@ def _someone_to_act(state: dict, seq: int, pages: dict, table=None) -> tuple[str
         if seat is not None:
             return seat, offered[seat]
         latest = {s: (pages[s].latest("view")["seq"], pages[s].latest("view")["view"]["step"]) for s in pages}
-        assert time.monotonic() < deadline, (f"{state['to_act']} are to act but were offered nothing", latest, seq,
-            [(f["kind"], f.get("seq"), f.get("words"), f.get("state", {}).get("to_act")) for _, f in table.frames[-12:]])
+        assert time.monotonic() < deadline, (
+            f"{state['to_act']} are to act but were offered nothing",
+            latest,
+            seq,
+            [
+                (f["kind"], f.get("seq"), f.get("words"), f.get("state", {}).get("to_act"))
+                for _, f in table.frames[-12:]
+            ],
+        )
         time.sleep(0.1)
 
 
@@ -125,7 +134,9 @@ def test_three_seat_pages_play_a_whole_game_of_the_plan_and_never_see_another_se
         while True:
             state = table.wait(lambda f: f["kind"] == "state" or f["kind"] == "snapshot")
             seq = max(f["seq"] for _, f in table.frames if f["kind"] in ("state", "snapshot"))
-            state = next(f for _, f in reversed(table.frames) if f["kind"] in ("state", "snapshot") and f["seq"] == seq)["state"]
+            state = next(
+                f for _, f in reversed(table.frames) if f["kind"] in ("state", "snapshot") and f["seq"] == seq
+            )["state"]
             if state["result"]:
                 break
             seat, options = _someone_to_act(state, seq, pages, table)
@@ -141,11 +152,25 @@ def test_three_seat_pages_play_a_whole_game_of_the_plan_and_never_see_another_se
         time.sleep(0.3)
         for page in [table, *pages.values()]:
             page.close()
-    public = {json.dumps(f, sort_keys=True) for _, f in table.frames if f["kind"] in ("event", "state", "snapshot")}
-    reveals = [f["seq"] for _, f in table.frames if f["kind"] == "event" and f["event"]["type"] == "plans_revealed"]
+    public = {
+        json.dumps(f, sort_keys=True) for _, f in table.frames if f["kind"] in ("event", "state", "snapshot")
+    }
+    reveals = [
+        f["seq"] for _, f in table.frames if f["kind"] == "event" and f["event"]["type"] == "plans_revealed"
+    ]
     for seat, page in pages.items():
         kinds = {f["kind"] for _, f in page.frames}
-        assert kinds <= {"status", "snapshot", "event", "state", "view", "private", "reply", "queued", "error"}
+        assert kinds <= {
+            "status",
+            "snapshot",
+            "event",
+            "state",
+            "view",
+            "private",
+            "reply",
+            "queued",
+            "error",
+        }
         for _, frame in page.frames:
             if frame["kind"] == "view":
                 assert frame["seat"] == seat and frame["view"]["you"]["player"] == seat
@@ -160,7 +185,11 @@ def test_three_seat_pages_play_a_whole_game_of_the_plan_and_never_see_another_se
             if other == seat:
                 continue
             revealed = min((s for s in reveals if s > committed), default=10**9)
-            leaked = [f for _, f in page.frames if committed <= f.get("seq", -1) < revealed and plan in json.dumps(f)]
+            leaked = [
+                f
+                for _, f in page.frames
+                if committed <= f.get("seq", -1) < revealed and plan in json.dumps(f)
+            ]
             assert not leaked, f"{seat} saw {other}'s committed {plan} before the reveal: {leaked[:1]}"
     # The table is told no Plan before the reveal, no bid, no hand.
     for _, frame in table.frames:
@@ -214,7 +243,9 @@ def test_a_revoked_link_stops_working_at_once_and_the_new_one_works(tmp_path):
         host = web.gateway.host_link().removeprefix(f"http://127.0.0.1:{web.port}")
         status, body = _get(web, host)
         assert status == 200 and old in body and "<svg" in body  # the link and its QR code
-        request = urllib.request.Request(f"http://127.0.0.1:{web.port}{host}/renew/ann", method="POST", data=b"")
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{web.port}{host}/renew/ann", method="POST", data=b""
+        )
         with urllib.request.urlopen(request, timeout=10) as r:
             assert r.status == 200  # back on the host page, after the 303
             assert old not in r.read().decode()
@@ -235,13 +266,25 @@ def test_junk_and_floods_on_a_socket_are_answered_and_never_stop_the_gateway(tmp
         token = web.gateway.links.tokens()["ann"]
         page = WsPage(_url(web, f"/ws/play/{token}"))
         page.wait(lambda f: f["kind"] == "view")
-        junk = ["", "{", "[]", "null", '{"id": 5}', '{"id": "a", "command": []}', "1e999", "[" * 5000 + "]" * 5000,
-                '{"id": "a", "command": {"type": "move", "timeout_s": 0}}', '{"id": "a", "command": {"type": "\\ud800"}}']
+        junk = [
+            "",
+            "{",
+            "[]",
+            "null",
+            '{"id": 5}',
+            '{"id": "a", "command": []}',
+            "1e999",
+            "[" * 5000 + "]" * 5000,
+            '{"id": "a", "command": {"type": "move", "timeout_s": 0}}',
+            '{"id": "a", "command": {"type": "\\ud800"}}',
+        ]
         for text in junk:
             page.ws.send(text)
         page.ws.send(b"\x00\x01binary")
-        errors = [page.wait(lambda f, n=n: sum(1 for _, g in page.frames if g["kind"] == "error") > n)
-                  for n in range(len(junk))]
+        errors = [
+            page.wait(lambda f, n=n: sum(1 for _, g in page.frames if g["kind"] == "error") > n)
+            for n in range(len(junk))
+        ]
         assert errors and all("Traceback" not in json.dumps(e) for e in errors)
         # A flood of commands: those beyond what may wait are refused in words, none crash anything.
         for i in range(MAX_WAITING * 4):

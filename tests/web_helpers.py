@@ -35,7 +35,9 @@ def browser():
     installs chromium with apt; `playwright install` downloads are not used)."""
     if CHROMIUM is None:
         pytest.skip("no chromium on this machine: apt-get install chromium")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="playwright is not installed (pip install playwright)"
+    )
     with sync_api.sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         try:

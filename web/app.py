@@ -1,12 +1,12 @@
 """The gateway's routes (starlette): the pages, their WebSockets and the host's page of links.
 
-    GET  /                 what this is, and a link to /table
-    GET  /table            the overview for a shared screen (public state only)
-    GET  /play/<token>     a seat's own page; an unknown or revoked token gets a page saying so
-    GET  /host/<secret>    the host's page: every seat's link and QR code, and "renew" to revoke one
-    WS   /ws/table         the public feed: snapshot, then numbered events and states
-    WS   /ws/play/<token>  the public feed plus this seat's view, private messages and replies;
-                           the page sends {"id", "command": {...}}, passed to the referee unchanged
+GET  /                 what this is, and a link to /table
+GET  /table            the overview for a shared screen (public state only)
+GET  /play/<token>     a seat's own page; an unknown or revoked token gets a page saying so
+GET  /host/<secret>    the host's page: every seat's link and QR code, and "renew" to revoke one
+WS   /ws/table         the public feed: snapshot, then numbered events and states
+WS   /ws/play/<token>  the public feed plus this seat's view, private messages and replies;
+                       the page sends {"id", "command": {...}}, passed to the referee unchanged
 """
 
 from __future__ import annotations
@@ -82,7 +82,13 @@ class Gateway:
         old = self.links.tokens().get(seat)
         token = self.links.renew(seat)
         for channel in self.channels.pop(old, set()) if old else set():
-            channel.send({"kind": "refused", "code": "revoked", "message": "this seat link was revoked; ask the host for your new link"})
+            channel.send(
+                {
+                    "kind": "refused",
+                    "code": "revoked",
+                    "message": "this seat link was revoked; ask the host for your new link",
+                }
+            )
             channel.close()
         return token
 
@@ -173,7 +179,9 @@ def create_app(gateway: Gateway) -> Starlette:
                 f'{html.escape(seat)}"><button>Revoke and issue a new link</button></form></section>'
             )
         for seat, why in gateway.links.not_held.items():
-            rows.append(f"<section class=seat><h2>{html.escape(seat)}</h2><p>no link: {html.escape(why)}</p></section>")
+            rows.append(
+                f"<section class=seat><h2>{html.escape(seat)}</h2><p>no link: {html.escape(why)}</p></section>"
+            )
         body = (
             '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Seat links</title>'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -210,7 +218,13 @@ def create_app(gateway: Gateway) -> Starlette:
         seat = gateway.links.seat_for(token)
         if seat is None:
             await websocket.send_text(
-                json.dumps({"kind": "refused", "code": "bad_link", "message": "this seat link does not work; ask the host for yours"})
+                json.dumps(
+                    {
+                        "kind": "refused",
+                        "code": "bad_link",
+                        "message": "this seat link does not work; ask the host for yours",
+                    }
+                )
             )
             await websocket.close(CLOSE_REFUSED, "bad link")
             return

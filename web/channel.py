@@ -107,7 +107,9 @@ class SeatChannel:
                 self._step(conn)
         except Exception:
             log.exception("a seat channel failed")
-            self.send({"kind": "refused", "code": "internal", "message": "the gateway lost this page; reload it"})
+            self.send(
+                {"kind": "refused", "code": "internal", "message": "the gateway lost this page; reload it"}
+            )
         finally:
             self.closed.set()
             if conn is not None:
@@ -168,8 +170,17 @@ class SeatChannel:
                 self.send({"kind": "private", **message})
         except ServiceUnavailable as exc:
             if item not in (None, _REFRESH, _STOP):
-                self.send({"kind": "reply", "id": item[0], "ok": False, "error": {"code": "unavailable", "message": str(exc)}})
-            self.send({"kind": "status", "up": False, "message": "the referee does not answer; waiting for it"})
+                self.send(
+                    {
+                        "kind": "reply",
+                        "id": item[0],
+                        "ok": False,
+                        "error": {"code": "unavailable", "message": str(exc)},
+                    }
+                )
+            self.send(
+                {"kind": "status", "up": False, "message": "the referee does not answer; waiting for it"}
+            )
 
     def _view(self, conn: Connection) -> None:
         reply = conn.request("view", timeout_s=2.0, retries=1)

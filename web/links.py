@@ -20,7 +20,9 @@ def seats_of(state: dict[str, Any]) -> list[str]:
     seats = state.get("seats")
     if isinstance(seats, list) and all(isinstance(s, str) for s in seats):
         return list(seats)
-    return [p["name"] for p in state.get("players", []) if isinstance(p, dict) and isinstance(p.get("name"), str)]
+    return [
+        p["name"] for p in state.get("players", []) if isinstance(p, dict) and isinstance(p.get("name"), str)
+    ]
 
 
 class SeatLinks:

@@ -35,7 +35,9 @@ def listen(host: str, port: int) -> socket.socket:
         sock.bind((host, port))
     except OSError as exc:
         sock.close()
-        raise BindError(f"the web port {port} on {host} cannot be used: {exc.strerror}; choose another with --web-port") from None
+        raise BindError(
+            f"the web port {port} on {host} cannot be used: {exc.strerror}; choose another with --web-port"
+        ) from None
     sock.listen(128)
     sock.set_inheritable(True)
     return sock
