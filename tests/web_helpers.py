@@ -3,6 +3,7 @@ and a headless Debian chromium driven by playwright - skipped, saying why, where
 
 from __future__ import annotations
 
+import json
 import shutil
 from contextlib import contextmanager
 
@@ -44,3 +45,48 @@ def browser():
             yield b
         finally:
             b.close()
+
+
+PAGE_KINDS = {"status", "snapshot", "event", "state", "view", "private", "reply", "queued", "error"}
+
+
+def assert_no_other_seats_secrets(seat_frames: dict[str, list[dict]], table_frames: list[dict]) -> None:
+    """What every seat's page received, frame by frame, against the secrets of the others:
+    - its views and private messages are its own seat's only;
+    - what it got of the game's public feed is exactly what the /table page got (nothing rides along);
+    - no other seat's committed Plan is named in a frame between its commit and the reveal (by the
+      referee's seq; each seat's commit is the seq of its own private plan_committed message);
+    - the table is sent no hand, no seat's view, no options."""
+    public = {json.dumps(f, sort_keys=True) for f in table_frames if f["kind"] in ("event", "state")}
+    reveals = sorted(
+        f["seq"] for f in table_frames if f["kind"] == "event" and f["event"]["type"] == "plans_revealed"
+    )
+    commits = [
+        (seat, f["event"]["plan"], f["seq"])
+        for seat, frames in seat_frames.items()
+        for f in frames
+        if f["kind"] == "private" and f["event"].get("type") == "plan_committed"
+    ]
+    for seat, frames in seat_frames.items():
+        assert {f["kind"] for f in frames} <= PAGE_KINDS
+        for frame in frames:
+            if frame["kind"] == "view":
+                assert frame["seat"] == seat
+                you = frame["view"].get("you")
+                assert you == seat or (isinstance(you, dict) and you["player"] == seat)
+            elif frame["kind"] == "private":
+                assert frame["player"] == seat
+            elif frame["kind"] in ("event", "state"):
+                assert json.dumps(frame, sort_keys=True) in public, (
+                    f"{seat} got a public frame the table did not"
+                )
+        for other, plan, committed in commits:
+            if other == seat:
+                continue
+            revealed = min((s for s in reveals if s > committed), default=10**9)
+            leaked = [f for f in frames if committed <= f.get("seq", -1) < revealed and plan in json.dumps(f)]
+            assert not leaked, f"{seat} saw {other}'s committed {plan} before the reveal: {leaked[:1]}"
+    for frame in table_frames:
+        assert frame["kind"] in PAGE_KINDS - {"view", "private", "reply", "queued"}
+        text = json.dumps(frame)
+        assert '"hand": [' not in text and '"you_can"' not in text and '"known_face_down"' not in text
