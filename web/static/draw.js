@@ -20,7 +20,7 @@ export function centre(corners) {
 function spaceLabel(space) {
   if (space.kind === "trophy") return "Trophy";
   if (space.kind === "start") return `${space.owner}'s start`;
-  return space.face_up && space.name ? `${space.space} ${space.name}` : space.space;
+  return space.space;
 }
 
 // opts: jumps {space: move}, onSpace(space), onTable(x, y), ghost [[x,y]x4] (a card being placed)
@@ -43,7 +43,8 @@ export function drawMasterPlan(state, opts = {}) {
     const g = svg("g", { class: cls, "data-space": space.space });
     g.append(svg("polygon", { points: pts }));
     const [cx, cy] = flip(...centre(space.corners));
-    g.append(svg("text", { x: cx, y: cy - 8, class: "label" }, spaceLabel(space)));
+    g.append(svg("text", { x: cx, y: cy - 22, class: "label" }, spaceLabel(space)));
+    if (space.face_up && space.name) g.append(svg("text", { x: cx, y: cy - 10, class: "name" }, space.name));
     if (jump) g.append(svg("text", { x: cx, y: cy + 26, class: "gap" }, `${Number(jump.gap_mm).toFixed(1)} mm`));
     (space.pawns || []).forEach((p, i) => {
       const px = cx - 12 * (space.pawns.length - 1) + 24 * i;
