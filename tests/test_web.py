@@ -331,3 +331,44 @@ def test_the_secret_check_catches_a_leak(leak):
     assert_no_other_seats_secrets(clean, table)
     with pytest.raises(AssertionError):
         assert_no_other_seats_secrets({**clean, "ann": [leak, reveal]}, table)
+
+
+def test_the_projector_page_shows_the_overlay_of_the_public_state(tmp_path):
+    import cv2
+    import numpy as np
+    from test_display import projector_calibration
+
+    from display.projector import render_projector
+    from tabletop.commands.web import projector_renderer
+
+    path = tmp_path / "calibration.json"
+    projector_calibration().save(path)
+    config = GAMES["masterplan"].make_config(["ann", "bob", "cat"], {})
+    with running_referee("masterplan", config, tmp_path, port=free_port_pair()) as service:
+        # A first round in which the first player puts a card 10 mm beyond their start: then they
+        # have a jump, which the projector paints.
+        first = service.session.public_state()["current"]
+        for _ in range(3):
+            seat = service.session.public_state()["current"]
+            conn = Connection(service.router_endpoint)
+            view = conn.join(seat)["view"]
+            if seat == first:
+                start = next(s for s in view["table"] if s["space"] == f"start:{seat}")
+                x0, y0 = start["corners"][0][0], max(c[1] for c in start["corners"]) + 10
+                corners = [[x0, y0], [x0 + 63, y0], [x0 + 63, y0 + 88], [x0, y0 + 88]]
+                assert conn.request("place_card", card=view["hand"][0]["card"], corners=corners)["ok"]
+            assert conn.request("draw")["ok"]
+            conn.close()
+        with running_gateway(service.router_endpoint) as web:
+            web.gateway.projector = projector_renderer(str(path))
+            status, body = _get(web, "/projector")
+            assert status == 200 and "/projector.png" in body
+            with urllib.request.urlopen(f"http://127.0.0.1:{web.port}/projector.png", timeout=10) as r:
+                shown = cv2.imdecode(np.frombuffer(r.read(), np.uint8), cv2.IMREAD_COLOR)
+            state = web.gateway.feed.snapshot()["state"]
+            assert state["moves"], "the first player should have a jump to paint"
+            expected = render_projector(state, projector_calibration())
+            assert expected.any() and shown.shape == expected.shape and np.array_equal(shown, expected)
+            web.gateway.projector = None
+            status, body = _get(web, "/projector.png")
+            assert status == 404 and "--calibration" in body

@@ -16,6 +16,7 @@ import html
 import json
 import logging
 import secrets
+from collections.abc import Callable
 from importlib import resources
 from typing import Any
 
@@ -50,11 +51,15 @@ class Gateway:
         base_url: str,
         card_texts: dict[str, str] | None = None,
         host_secret: str | None = None,
+        projector: Callable[[dict[str, Any]], bytes] | None = None,
     ) -> None:
+        """`projector`: the public state -> the projector's picture as PNG (the CLI wires the
+        overlay of display.projector with a calibration), or None without a projector."""
         self.endpoint = router_endpoint
         self.base_url = base_url.rstrip("/")
         self.card_texts = card_texts or {}
         self.host_secret = host_secret or secrets.token_urlsafe(16)
+        self.projector = projector
         self.feed = PublicFeed(router_endpoint)
         self.links = SeatLinks(router_endpoint)
         self.channels: dict[str, set[SeatChannel]] = {}  # token -> the pages using it
@@ -163,6 +168,27 @@ def create_app(gateway: Gateway) -> Starlette:
             )
         return _page("play.html")
 
+    async def projector(request: Request) -> Response:
+        return _page("projector.html")
+
+    async def projector_png(request: Request) -> Response:
+        snapshot = gateway.feed.snapshot()
+        if gateway.projector is None:
+            return _message_page(
+                "No projector here",
+                "Start the web view with --calibration FILE, a calibration with its projector step "
+                "('tabletop calibrate projector').",
+                404,
+            )
+        if snapshot is None:
+            return _message_page("No game yet", "The referee has not answered yet.", 503)
+        try:
+            png = await asyncio.to_thread(gateway.projector, snapshot["state"])
+        except Exception as exc:  # a picture that cannot be drawn must not take the gateway down
+            log.exception("the projector picture failed")
+            return _message_page("No picture", f"The projector picture could not be drawn: {exc}", 500)
+        return Response(png, media_type="image/png", headers={"Cache-Control": "no-store"})
+
     async def cards(request: Request) -> Response:
         return JSONResponse(gateway.card_texts)
 
@@ -252,6 +278,8 @@ def create_app(gateway: Gateway) -> Starlette:
             Route("/table", table),
             Route("/play/{token}", play),
             Route("/cards.json", cards),
+            Route("/projector", projector),
+            Route("/projector.png", projector_png),
             Route("/host/{secret}", host),
             Route("/host/{secret}/renew/{seat}", renew, methods=["POST"]),
             WebSocketRoute("/ws/table", ws_table),

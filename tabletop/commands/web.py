@@ -52,6 +52,34 @@ def add_web_options(p: argparse.ArgumentParser, port_flag: str) -> None:
         help="the address phones use to reach this machine, e.g. http://192.168.1.20:8080 (default: found)",
     )
     p.add_argument("--no-qr", action="store_true", help="print the seat links without QR codes")
+    if port_flag == "--port":  # `tabletop referee` has its own --calibration (the camera's)
+        p.add_argument(
+            "--calibration",
+            metavar="FILE",
+            help="a calibration with its projector step: /projector then paints the legal jumps",
+        )
+
+
+def projector_renderer(path: str | None):
+    """The public state -> the projector's PNG (display.projector's overlay), or None without a
+    calibration that knows the projector."""
+    if not path:
+        return None
+    import cv2
+
+    from calibration import load_calibration
+    from display.projector import render_projector
+
+    try:  # as `tabletop display projector` loads it
+        calibration = load_calibration(path, require=("projector",))
+    except (OSError, ValueError) as exc:
+        raise CommandError(f"no projector calibration: {exc}") from None
+
+    def render(state: dict) -> bytes:
+        ok, png = cv2.imencode(".png", render_projector(state, calibration))
+        return png.tobytes()
+
+    return render
 
 
 def card_texts() -> dict[str, str]:
@@ -69,7 +97,9 @@ def start_web(endpoint: str, port: int, args: argparse.Namespace) -> WebServer:
         raise CommandError(str(exc)) from None
     host = lan_address() if args.web_bind in ("0.0.0.0", "::") else args.web_bind
     base = args.url or f"http://{host}:{sock.getsockname()[1]}"
-    gateway = Gateway(endpoint, base, card_texts())
+    # `tabletop web --calibration`; beside a referee (whose --calibration is the camera's) none.
+    renderer = projector_renderer(args.calibration) if getattr(args, "web", None) is None else None
+    gateway = Gateway(endpoint, base, card_texts(), projector=renderer)
     return WebServer(gateway, sock).start()
 
 
