@@ -372,3 +372,84 @@ def test_the_projector_page_shows_the_overlay_of_the_public_state(tmp_path):
             web.gateway.projector = None
             status, body = _get(web, "/projector.png")
             assert status == 404 and "--calibration" in body
+
+
+def _played_file(tmp_path, game: str, seed: int = 98765432109876543210987) -> tuple[str, dict]:
+    """A game file of a few hundred random legal commands, and the final public state."""
+    from referee.protocol import Request
+    from referee.session import GameSession
+    from referee.store import EventStore
+
+    path = tmp_path / f"{game}-played.sqlite"
+    store = EventStore(path)
+    session = GameSession.start(game, GAMES[game].make_config(SEATS, {}), seed, store)
+    rnd = random.Random(seed)
+    for i in range(300):
+        state = session.public_state()
+        acting = state["to_act"] if "to_act" in state else [state["current"]]
+        options = [(s, o) for s in acting if s for o in session.player_state(s)["you_can"]]
+        if not options:
+            break
+        seat, choice = rnd.choice(options)
+        hand = session.player_state(seat).get("hand")
+        if game == "masterplan" and state["step"] == "add" and hand and rnd.random() < 0.5:
+            x, y = 700 + 80 * (i % 10), 300 + 100 * (i // 10)  # out of everyone's reach: stays face down
+            corners = [[x, y], [x + 63, y], [x + 63, y + 88], [x, y + 88]]
+            choice = {"type": "place_card", "card": hand[0]["card"], "corners": corners}
+        body = {**choice, "v": 1, "id": f"r{i}"}
+        assert session.handle(Request(f"r{i}", choice["type"], seat, body), seat).reply["ok"]
+    final = session.public_state()
+    store.close()
+    return str(path), final
+
+
+@pytest.mark.parametrize("game", ["theplan", "masterplan"])
+def test_a_replay_steps_through_the_public_states_and_holds_no_secret(tmp_path, game):
+    from referee.replay import public_replay
+    from referee.store import EventStore
+
+    path, final = _played_file(tmp_path, game)
+    replay = public_replay(path)
+    assert replay["game"] == game and len(replay["steps"]) > 20
+    assert replay["steps"][-1]["state"] == final  # the last step is where the game stands
+    assert [s["seq"] for s in replay["steps"]] == sorted({s["seq"] for s in replay["steps"]})
+    store = EventStore(path, readonly=True)
+    record, events = store.record(), [e for _, e in store.events()]
+    store.close()
+    text = json.dumps(replay)
+    assert str(record.seed) not in text and '"secret"' not in text and '"private"' not in text
+
+    # Every value that only ever lived in a private part (a hand's card, a Plan never shown, a
+    # face-down card's name) is absent.
+    def values(tree) -> set[str]:
+        if isinstance(tree, dict):
+            return set().union(*(values(v) for v in tree.values())) if tree else set()
+        if isinstance(tree, list):
+            return set().union(*(values(v) for v in tree)) if tree else set()
+        return {json.dumps(tree)} if isinstance(tree, str) and len(tree) > 3 else set()
+
+    private = set().union(*(values(e.get("private", {})) for e in events))
+    public = set().union(*(values(e.get("public", {})) for e in events))
+    hidden = private - public - values(final)
+    assert not [v for v in hidden if v in text]
+    if game == "theplan":
+        assert hidden, "the game should have kept Plans secret"
+    else:  # Master Plan's secrets are the names of face-down cards (and the hands, never in a state)
+        spaces = [space for step in replay["steps"] for space in step["state"]["table"]]
+        assert any(not s["face_up"] for s in spaces) and all(
+            s["face_up"] or s["name"] is None for s in spaces
+        )
+        assert all("hand" not in p for step in replay["steps"] for p in step["state"]["players"])
+
+
+def test_the_replay_page_and_its_data_are_served_when_asked_for(tmp_path):
+    from referee.replay import public_replay
+
+    path, _ = _played_file(tmp_path, "theplan")
+    with running_gateway("tcp://127.0.0.1:1", take_seats=False) as web:
+        assert _get(web, "/replay")[0] == 404 and "--replay" in _get(web, "/replay")[1]
+        web.gateway.replay = public_replay(path)
+        assert _get(web, "/replay")[0] == 200
+        status, body = _get(web, "/replay.json")
+        steps = json.loads(body)["steps"]
+        assert status == 200 and steps[-1]["words"] and steps[0]["state"]

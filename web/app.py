@@ -28,6 +28,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from display.words import describe_event
 from referee.protocol import MAX_MESSAGE_BYTES, ProtocolError, loads
 from web.channel import CommandRefused, SeatChannel, check_command
 from web.feed import PublicFeed
@@ -52,14 +53,17 @@ class Gateway:
         card_texts: dict[str, str] | None = None,
         host_secret: str | None = None,
         projector: Callable[[dict[str, Any]], bytes] | None = None,
+        replay: dict[str, Any] | None = None,
     ) -> None:
         """`projector`: the public state -> the projector's picture as PNG (the CLI wires the
-        overlay of display.projector with a calibration), or None without a projector."""
+        overlay of display.projector with a calibration), or None without a projector. `replay`:
+        a stored game's public steps ({"game", "steps": [{"seq", "event", "state"}]}) for /replay."""
         self.endpoint = router_endpoint
         self.base_url = base_url.rstrip("/")
         self.card_texts = card_texts or {}
         self.host_secret = host_secret or secrets.token_urlsafe(16)
         self.projector = projector
+        self.replay = replay
         self.feed = PublicFeed(router_endpoint)
         self.links = SeatLinks(router_endpoint)
         self.channels: dict[str, set[SeatChannel]] = {}  # token -> the pages using it
@@ -189,6 +193,21 @@ def create_app(gateway: Gateway) -> Starlette:
             return _message_page("No picture", f"The projector picture could not be drawn: {exc}", 500)
         return Response(png, media_type="image/png", headers={"Cache-Control": "no-store"})
 
+    async def replay(request: Request) -> Response:
+        if gateway.replay is None:
+            return _message_page(
+                "No replay here", "Start the web view with --replay GAME_FILE to step through a game.", 404
+            )
+        return _page("replay.html")
+
+    async def replay_json(request: Request) -> Response:
+        if gateway.replay is None:
+            return JSONResponse(
+                {"error": "no replay: start the web view with --replay GAME_FILE"}, status_code=404
+            )
+        steps = [{**step, "words": describe_event(step["event"])} for step in gateway.replay["steps"]]
+        return JSONResponse({"game": gateway.replay["game"], "steps": steps})
+
     async def cards(request: Request) -> Response:
         return JSONResponse(gateway.card_texts)
 
@@ -279,6 +298,8 @@ def create_app(gateway: Gateway) -> Starlette:
             Route("/play/{token}", play),
             Route("/cards.json", cards),
             Route("/projector", projector),
+            Route("/replay", replay),
+            Route("/replay.json", replay_json),
             Route("/projector.png", projector_png),
             Route("/host/{secret}", host),
             Route("/host/{secret}/renew/{seat}", renew, methods=["POST"]),

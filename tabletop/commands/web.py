@@ -12,6 +12,8 @@ import segno
 
 from referee.client import normalise_endpoint
 from referee.masterplan.deck import default_deck
+from referee.replay import public_replay
+from referee.store import StoreError
 from tabletop.commands import CommandError
 from web.app import Gateway
 from web.server import BindError, WebServer, lan_address, listen
@@ -53,6 +55,11 @@ def add_web_options(p: argparse.ArgumentParser, port_flag: str) -> None:
     )
     p.add_argument("--no-qr", action="store_true", help="print the seat links without QR codes")
     if port_flag == "--port":  # `tabletop referee` has its own --calibration (the camera's)
+        p.add_argument(
+            "--replay",
+            metavar="GAME_FILE",
+            help="a game file (tabletop referee --db) to step through at /replay, public information only",
+        )
         p.add_argument(
             "--calibration",
             metavar="FILE",
@@ -98,8 +105,15 @@ def start_web(endpoint: str, port: int, args: argparse.Namespace) -> WebServer:
     host = lan_address() if args.web_bind in ("0.0.0.0", "::") else args.web_bind
     base = args.url or f"http://{host}:{sock.getsockname()[1]}"
     # `tabletop web --calibration`; beside a referee (whose --calibration is the camera's) none.
-    renderer = projector_renderer(args.calibration) if getattr(args, "web", None) is None else None
-    gateway = Gateway(endpoint, base, card_texts(), projector=renderer)
+    beside_referee = getattr(args, "web", None) is not None
+    renderer = None if beside_referee else projector_renderer(args.calibration)
+    replay = None
+    if not beside_referee and args.replay:
+        try:
+            replay = public_replay(args.replay)
+        except StoreError as exc:
+            raise CommandError(str(exc)) from None
+    gateway = Gateway(endpoint, base, card_texts(), projector=renderer, replay=replay)
     return WebServer(gateway, sock).start()
 
 
@@ -113,6 +127,8 @@ def print_links(server: WebServer, qr: bool, out: TextIO = sys.stdout) -> None:
             print(f"web: waiting for the referee at {gateway.endpoint} ...", file=out, flush=True)
             noted = True
     print(f"web view: {gateway.base_url}/table  (the table, for any screen)", file=out)
+    if gateway.replay is not None:
+        print(f"  replay: {gateway.base_url}/replay", file=out)
     print(f"  host page (keep it to yourself: every link, QR codes, revoke): {gateway.host_link()}", file=out)
     for seat, token in gateway.links.tokens().items():
         link = gateway.link(token)
