@@ -64,6 +64,18 @@ class Phone:
         self.page.mouse.click(point[0], point[1])
 
 
+def _open_pages(chromium, web) -> tuple[Phone, dict[str, Phone]]:
+    """/table on a desktop screen and each seat's link on its own phone (a context each)."""
+    base = f"http://127.0.0.1:{web.port}"
+    tokens = web.gateway.links.tokens()
+    table = Phone(chromium.new_context(viewport=DESKTOP), f"{base}/table")
+    phones = {
+        s: Phone(chromium.new_context(viewport=PHONE, has_touch=True), f"{base}/play/{tokens[s]}")
+        for s in SEATS
+    }
+    return table, phones
+
+
 def _wait_until(predicate, page, timeout: float = 15.0, what: str = "") -> None:
     """Wait on `page` (playwright delivers the frames it captured only while it is called into,
     so a plain sleep would see none) until predicate() holds."""
@@ -101,13 +113,7 @@ def test_three_phones_play_a_whole_game_of_the_plan_through_the_pages(tmp_path):
     started = time.monotonic()
     with running_referee("theplan", config, tmp_path, port=free_port_pair()) as service:
         with running_gateway(service.router_endpoint) as web, browser() as chromium:
-            base = f"http://127.0.0.1:{web.port}"
-            tokens = web.gateway.links.tokens()
-            table = Phone(chromium.new_context(viewport=DESKTOP), f"{base}/table")
-            phones = {
-                s: Phone(chromium.new_context(viewport=PHONE, has_touch=True), f"{base}/play/{tokens[s]}")
-                for s in SEATS
-            }
+            table, phones = _open_pages(chromium, web)
             taps = 0
             while not table.page.locator(".result").count():
                 acted = False
@@ -146,13 +152,7 @@ def test_three_turns_each_of_master_plan_with_placements_and_jumps_tapped_on_pho
     started = time.monotonic()
     with running_referee("masterplan", _mp_config(), tmp_path, port=free_port_pair()) as service:
         with running_gateway(service.router_endpoint, card_texts=card_texts()) as web, browser() as chromium:
-            base = f"http://127.0.0.1:{web.port}"
-            tokens = web.gateway.links.tokens()
-            table = Phone(chromium.new_context(viewport=DESKTOP), f"{base}/table")
-            phones = {
-                s: Phone(chromium.new_context(viewport=PHONE, has_touch=True), f"{base}/play/{tokens[s]}")
-                for s in SEATS
-            }
+            table, phones = _open_pages(chromium, web)
 
             def state() -> dict:
                 """The public state as the table page got it, once it is as new as every phone's."""

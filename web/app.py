@@ -16,6 +16,7 @@ import html
 import json
 import logging
 import secrets
+import string
 from collections.abc import Callable
 from importlib import resources
 from typing import Any
@@ -141,7 +142,19 @@ class _Page:
                 return
 
 
+# The pages that are one ES module on the shared shell (static/page.html): title, module, body class.
+PAGES = {
+    "play": ("Your seat", "play", "play"),
+    "table": ("The table", "table", "table"),
+    "replay": ("Replay", "replay", "table replay"),
+}
+
+
 def _page(name: str) -> HTMLResponse:
+    if name in PAGES:
+        title, script, body = PAGES[name]
+        shell = string.Template((STATIC / "page.html").read_text(encoding="utf-8"))
+        return HTMLResponse(shell.substitute(title=title, script=script, body=body))
     return HTMLResponse((STATIC / name).read_text(encoding="utf-8"))
 
 
@@ -161,7 +174,7 @@ def create_app(gateway: Gateway) -> Starlette:
         return _page("index.html")
 
     async def table(request: Request) -> Response:
-        return _page("table.html")
+        return _page("table")
 
     async def play(request: Request) -> Response:
         if gateway.links.seat_for(request.path_params["token"]) is None:
@@ -170,7 +183,7 @@ def create_app(gateway: Gateway) -> Starlette:
                 "The link is mistyped, or the host renewed it. Ask the host for your seat's link.",
                 404,
             )
-        return _page("play.html")
+        return _page("play")
 
     async def projector(request: Request) -> Response:
         return _page("projector.html")
@@ -198,7 +211,7 @@ def create_app(gateway: Gateway) -> Starlette:
             return _message_page(
                 "No replay here", "Start the web view with --replay GAME_FILE to step through a game.", 404
             )
-        return _page("replay.html")
+        return _page("replay")
 
     async def replay_json(request: Request) -> Response:
         if gateway.replay is None:
