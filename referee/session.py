@@ -153,7 +153,7 @@ class GameSession:
             # a restart the referee has forgotten its tokens, and the links already handed out (a
             # phone's URL, a terminal's --token) must stay good. It grants nothing a first join
             # did not already get.
-            fresh = given if isinstance(given, str) and TOKEN_RE.match(given) else secrets.token_urlsafe(12)
+            fresh = given if isinstance(given, str) and TOKEN_RE.match(given) else new_token()
             self._tokens[seat] = fresh
             return fresh
         if rejoining:
@@ -178,7 +178,7 @@ class GameSession:
             raise ProtocolError(
                 "no_tokens", "with --secure each seat's key proves the seat; there is no token"
             )
-        token = self._tokens[seat] = secrets.token_urlsafe(12)
+        token = self._tokens[seat] = new_token()
         return Outcome(ok_reply(request.id, player=seat, token=token), renewed=seat)
 
     def _check_seat(self, seat: str | None, bound: str | None) -> str:
@@ -239,6 +239,14 @@ class GameSession:
             for who, payload in self.adapter.private_events(event).items():
                 outcome.private.append((who, seq, payload))
         return outcome
+
+
+def new_token() -> str:
+    """A seat token: 96 random bits, URL-safe. Never one that starts with "-": typed after
+    `--token` on a command line it would read as an option (1 token in 64 did)."""
+    while (token := secrets.token_urlsafe(12)).startswith("-"):
+        pass
+    return token
 
 
 def new_seed() -> int:

@@ -259,3 +259,81 @@ def _resolve(phone: Phone, seat: str, state, until_turn_ends: bool = False) -> N
             what="the answer",
         )
     raise AssertionError(f"{seat}'s turn did not end")
+
+
+def test_a_too_close_to_call_jump_asks_the_phone_for_the_measurement(tmp_path):
+    """A card the camera placed with corner uncertainty lies 62.5 mm away: the page shows the jump in
+    amber with its gap, and after the tap asks whether the card's short edge bridged the gap."""
+    from referee.client import Connection
+
+    config = GAMES["masterplan"].make_config(SEATS, {"close_calls": "ask"})
+    with running_referee("masterplan", config, tmp_path, port=free_port_pair()) as service:
+        with running_gateway(service.router_endpoint, card_texts=card_texts()) as web, browser() as chromium:
+            table, phones = _open_pages(chromium, web)
+            first = _latest_state_when_ready(table)["current"]
+            for _ in range(3):  # the first round, reported over plain connections with the seats' tokens
+                seat = _latest_state_when_ready(table)["current"]
+                conn = Connection(service.router_endpoint)
+                view = conn.join(seat, token=web.gateway.links.tokens()[seat])["view"]
+                if seat == first:
+                    start = next(s for s in view["table"] if s["space"] == f"start:{seat}")
+                    x0, y0 = start["corners"][0][0], max(c[1] for c in start["corners"]) + 62.5
+                    corners = [[x0, y0], [x0 + 63, y0], [x0 + 63, y0 + 88], [x0, y0 + 88]]
+                    placed = conn.request(
+                        "place_card", card=view["hand"][0]["card"], corners=corners, sigma_mm=1.0
+                    )
+                    assert placed["ok"], placed
+                before = service.session.seq
+                assert conn.request("draw")["ok"]
+                conn.close()
+                _wait_until(lambda b=before: _latest_seq(table) > b, table.page, what="the draw")
+            phone = phones[first]
+            phone.page.wait_for_selector(".space.jump.verdict-too_close_to_call", timeout=10_000)
+            assert "62.5 mm, too close to call" in phone.page.locator(".jumps li").first.inner_text()
+            phone.page.locator(".space.jump polygon").first.click()
+            phone.page.wait_for_selector("button:has-text('Measured: within reach')", timeout=10_000)
+            assert phone.page.locator("button:has-text('Measured: out of reach')").count() == 1
+            phone.page.locator("button:has-text('Measured: within reach')").click()
+            _wait_until(
+                lambda: (
+                    next(p for p in _latest_state(table)["players"] if p["name"] == first)["position"] == "S1"
+                ),
+                table.page,
+                what="the pawn on S1",
+            )
+
+
+def test_a_phone_that_loses_its_socket_comes_back_to_the_current_state(tmp_path):
+    import re
+
+    config = GAMES["theplan"].make_config(SEATS, {})
+    with running_referee("theplan", config, tmp_path, port=free_port_pair()) as service:
+        with running_gateway(service.router_endpoint) as web, browser() as chromium:
+            routes = []
+
+            def relay(ws) -> None:  # between the page and the gateway, so the test can cut the line
+                ws.connect_to_server()
+                routes.append(ws)
+
+            context = chromium.new_context(viewport=PHONE)
+            context.route_web_socket(re.compile(r".*/ws/play/.*"), relay)
+            ann = Phone(context, f"http://127.0.0.1:{web.port}/play/{web.gateway.links.tokens()['ann']}")
+            table, phones = _open_pages(chromium, web)
+            ann.page.wait_for_selector(".card button", timeout=10_000)
+            routes[-1].close(code=4001, reason="the network dropped")
+            ann.page.wait_for_selector("text=Reconnecting", timeout=5_000)
+            # While ann is away, bob commits a Plan: ann's page must show it once back.
+            phones["bob"].page.locator(".card button").first.click()
+            phones["bob"].idle()
+            _wait_until(lambda: len(routes) >= 2, ann.page, what="the page to reconnect")
+            _wait_until(lambda: ann.seq() == service.session.seq, ann.page, what="ann's page to catch up")
+            assert ann.page.locator("text=Reconnecting").count() == 0
+            assert "committed" in ann.page.locator("tr[data-player=bob]").inner_text()
+            ann.page.locator(".card button").first.click()  # and ann plays on
+            ann.idle()
+            assert ann.page.locator(".banner.error").count() == 0
+
+
+def _latest_state_when_ready(table: Phone) -> dict:
+    _wait_until(lambda: _latest_seq(table) >= 0, table.page, what="the table's first state")
+    return _latest_state(table)

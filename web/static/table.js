@@ -35,6 +35,8 @@ function render() {
   body.push(el("section", { class: "log" }, el("h2", {}, "Last events"),
     el("ol", {}, ...mirror.events.slice(-10).map((e) => el("li", {}, e.words)))));
   document.body.dataset.seq = String(mirror.seq);
+  // When each seq first reached the page's DOM (wall-clock ms), read by bench.web.
+  (window.seqShown ||= {})[mirror.seq] ??= performance.timeOrigin + performance.now();
   document.getElementById("app").replaceChildren(...body);
 }
 render();
