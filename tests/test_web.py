@@ -453,3 +453,20 @@ def test_the_replay_page_and_its_data_are_served_when_asked_for(tmp_path):
         status, body = _get(web, "/replay.json")
         steps = json.loads(body)["steps"]
         assert status == 200 and steps[-1]["words"] and steps[0]["state"]
+
+
+def test_the_web_package_and_its_static_files_are_installed():
+    """pip installs only what pyproject names: a package left out installs nothing of it (the
+    tests, run from the clone, would not notice)."""
+    import fnmatch
+    from pathlib import Path
+
+    tomllib = pytest.importorskip("tomllib")
+    root = Path(__file__).resolve().parent.parent
+    setup = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]
+    packages = [p.name for p in root.iterdir() if (p / "__init__.py").is_file() and p.name != "tests"]
+    assert "web" in packages
+    for name in packages:
+        assert any(fnmatch.fnmatch(name, pattern) for pattern in setup["packages"]["find"]["include"]), name
+    assert "static/*" in setup["package-data"]["web"]
+    assert (root / "web" / "static" / "play.js").is_file()
