@@ -192,7 +192,7 @@ def run(args: argparse.Namespace) -> int:
     if watch is not None:
         watch.attach(service)
     web = None
-    if args.web is not None:
+    if getattr(args, "web", None) is not None:  # callers that build their own arguments may leave it out
         if args.secure:
             service.close()
             store.close()
