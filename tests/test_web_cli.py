@@ -78,6 +78,10 @@ def test_bad_web_usage_is_one_line_and_exit_code_2(tmp_path):
         text=True,
     )
     assert bad.returncode == 2 and "is not a referee address" in bad.stderr and "Traceback" not in bad.stderr
+    demo = subprocess.run(
+        [sys.executable, "-m", "tabletop", "demo", "--web", "8080"], capture_output=True, text=True
+    )
+    assert demo.returncode == 2 and "--web goes with --camera" in demo.stderr
     port = _free_port()
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", port))
