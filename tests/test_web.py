@@ -470,3 +470,30 @@ def test_the_web_package_and_its_static_files_are_installed():
         assert any(fnmatch.fnmatch(name, pattern) for pattern in setup["packages"]["find"]["include"]), name
     assert "static/*" in setup["package-data"]["web"]
     assert (root / "web" / "static" / "play.js").is_file()
+
+
+def test_a_secure_referee_is_reached_with_each_seats_own_key(tmp_path):
+    from referee.keys import create_keys
+    from tabletop.commands.web import load_seat_keys
+
+    keydir = create_keys(tmp_path / "keys", [*SEATS, "display"])
+    keys = load_seat_keys(str(keydir))
+    assert sorted(keys.seats) == SEATS and keys.observer is not None
+    config = GAMES["theplan"].make_config(SEATS, {})
+    with running_referee("theplan", config, tmp_path, port=free_port_pair(), keydir=keydir) as service:
+        with running_gateway(service.router_endpoint, keys=keys) as web:
+            tokens = web.gateway.links.tokens()
+            assert sorted(tokens) == SEATS
+            ann = WsPage(_url(web, f"/ws/play/{tokens['ann']}"))
+            view = ann.wait(lambda f: f["kind"] in ("view", "refused"), 15)
+            assert view["kind"] == "view", ann.frames
+            assert view["seat"] == "ann" and view["view"]["you"]["player"] == "ann"
+            assert ann.command({"type": "commit_plan", "plan": view["view"]["you"]["hand"][0]})["ok"]
+            ann.wait(lambda f: f["kind"] == "state" and f["seq"] > view["seq"])
+            # Renewing a link is the gateway's own under --secure: the old page is closed.
+            web.gateway.renew("ann")
+            assert "revoked" in ann.wait(lambda f: f["kind"] == "refused")["message"]
+            assert _get(web, f"/play/{tokens['ann']}")[0] == 404
+            bob = WsPage(_url(web, f"/ws/play/{web.gateway.links.tokens()['bob']}"))
+            assert bob.wait(lambda f: f["kind"] == "view")["seat"] == "bob"
+            bob.close()

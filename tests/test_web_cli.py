@@ -91,3 +91,21 @@ def test_bad_web_usage_is_one_line_and_exit_code_2(tmp_path):
             capture_output=True, text=True, timeout=30,
         )  # fmt: skip
     assert busy.returncode == 2 and f"web port {port}" in busy.stderr and "Traceback" not in busy.stderr
+
+
+@pytest.mark.slow
+def test_a_secure_referee_with_web_acts_for_each_seat_with_its_key(tmp_path):
+    from referee.keys import create_keys
+
+    keydir = create_keys(tmp_path / "keys", ["ann", "bob", "cat", "display"])
+    port, web_port = free_port_pair(), _free_port()
+    args = referee_args(tmp_path / "heist.sqlite", port, "--players", "ann,bob,cat", "--secure", str(keydir),
+                        "--web", str(web_port), "--web-bind", "127.0.0.1", "--no-qr")  # fmt: skip
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _, links = _read_links(proc, 3)
+        with urllib.request.urlopen(links["ann"], timeout=5) as page:
+            assert page.status == 200
+    finally:
+        proc.terminate()
+        proc.wait(10)

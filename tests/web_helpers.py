@@ -18,10 +18,12 @@ DESKTOP = {"width": 1366, "height": 900}
 
 
 @contextmanager
-def running_gateway(router_endpoint: str, take_seats: bool = True, card_texts: dict | None = None):
+def running_gateway(router_endpoint: str, take_seats: bool = True, card_texts: dict | None = None, keys=None):
     sock = listen("127.0.0.1", 0)
     port = sock.getsockname()[1]
-    server = WebServer(Gateway(router_endpoint, f"http://127.0.0.1:{port}", card_texts), sock).start()
+    server = WebServer(
+        Gateway(router_endpoint, f"http://127.0.0.1:{port}", card_texts, keys=keys), sock
+    ).start()
     try:
         if take_seats:
             assert server.gateway.take_seats(15), "the gateway never reached the referee"

@@ -33,7 +33,7 @@ from display.words import describe_event
 from referee.protocol import MAX_MESSAGE_BYTES, ProtocolError, loads
 from web.channel import CommandRefused, SeatChannel, check_command
 from web.feed import PublicFeed
-from web.links import SeatLinks, seats_of
+from web.links import SeatKeys, SeatLinks, seats_of
 
 log = logging.getLogger("tabletop.web")
 
@@ -55,18 +55,21 @@ class Gateway:
         host_secret: str | None = None,
         projector: Callable[[dict[str, Any]], bytes] | None = None,
         replay: dict[str, Any] | None = None,
+        keys: SeatKeys | None = None,
     ) -> None:
         """`projector`: the public state -> the projector's picture as PNG (the CLI wires the
         overlay of display.projector with a calibration), or None without a projector. `replay`:
-        a stored game's public steps ({"game", "steps": [{"seq", "event", "state"}]}) for /replay."""
+        a stored game's public steps ({"game", "steps": [{"seq", "event", "state"}]}) for /replay.
+        `keys`: a --secure referee's keys (each seat's, and an observer's for the public feed)."""
         self.endpoint = router_endpoint
         self.base_url = base_url.rstrip("/")
         self.card_texts = card_texts or {}
         self.host_secret = host_secret or secrets.token_urlsafe(16)
         self.projector = projector
         self.replay = replay
-        self.feed = PublicFeed(router_endpoint)
-        self.links = SeatLinks(router_endpoint)
+        feed_keys = (keys.server_public, keys.feed_keys()) if keys is not None else (None, None)
+        self.feed = PublicFeed(router_endpoint, None, *feed_keys)
+        self.links = SeatLinks(router_endpoint, keys=keys)
         self.channels: dict[str, set[SeatChannel]] = {}  # token -> the pages using it
 
     def start(self) -> None:
@@ -287,7 +290,7 @@ def create_app(gateway: Gateway) -> Starlette:
             await websocket.close(CLOSE_REFUSED, "bad link")
             return
         page = _Page(websocket)
-        channel = SeatChannel(gateway.endpoint, seat, token, page.push)
+        channel = SeatChannel(gateway.endpoint, seat, token, page.push, None, *gateway.links.seat_keys(seat))
 
         def public(message: dict[str, Any]) -> None:
             page.push(message)

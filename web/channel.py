@@ -63,8 +63,13 @@ class SeatChannel:
         token: str,
         send: Send,
         context: zmq.Context | None = None,
+        server_public: bytes | None = None,
+        client_keys: tuple[bytes, bytes] | None = None,
     ) -> None:
+        """`server_public` and `client_keys`: the seat's CURVE keys for a --secure referee (then the
+        key proves the seat and `token` is the gateway's own, never sent)."""
         self.endpoint, self.seat, self.token, self.send = router_endpoint, seat, token, send
+        self._keys = (server_public, client_keys)
         self.ctx = context or zmq.Context.instance()
         self._queue: queue.Queue[Any] = queue.Queue()
         self._waiting = 0
@@ -116,9 +121,10 @@ class SeatChannel:
                 conn.close()
 
     def _join(self) -> Connection | None:
-        conn = Connection(self.endpoint, context=self.ctx)
+        conn = Connection(self.endpoint, *self._keys, context=self.ctx)
+        proof = {} if self._keys[1] is not None else {"token": self.token}
         try:
-            reply = conn.request("join", timeout_s=2.0, retries=0, player=self.seat, token=self.token)
+            reply = conn.request("join", timeout_s=2.0, retries=0, player=self.seat, **proof)
         except ServiceUnavailable:
             conn.close()
             self.send({"kind": "status", "up": False, "message": "waiting for the referee to take your seat"})

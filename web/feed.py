@@ -31,8 +31,15 @@ class PublicFeed:
     `quiet` marks bookkeeping nobody watches for)
     {"kind": "status", "up": bool, "message"}."""
 
-    def __init__(self, router_endpoint: str, context: zmq.Context | None = None) -> None:
+    def __init__(
+        self,
+        router_endpoint: str,
+        context: zmq.Context | None = None,
+        server_public: bytes | None = None,
+        client_keys: tuple[bytes, bytes] | None = None,
+    ) -> None:
         self.endpoint = router_endpoint
+        self._keys = (server_public, client_keys)
         self.ctx = context or zmq.Context.instance()
         self._listeners: set[Listener] = set()
         self._lock = threading.Lock()  # listeners and what a new listener is given
@@ -107,8 +114,10 @@ class PublicFeed:
     def _open(self) -> None:
         # check_referee names what is wrong at once (no referee, wrong port) instead of the
         # mirror's first snapshot timing out three times over.
-        check_referee(self.endpoint, timeout_s=1.5, context=self.ctx)
-        self._mirror = StateMirror(self.endpoint, updates_endpoint(self.endpoint), context=self.ctx)
+        check_referee(self.endpoint, *self._keys, timeout_s=1.5, context=self.ctx)
+        self._mirror = StateMirror(
+            self.endpoint, updates_endpoint(self.endpoint), *self._keys, context=self.ctx
+        )
         self._publish_snapshot(self._mirror)
         self._set_status(True, "connected to the referee")
         self.ready.set()
@@ -155,7 +164,7 @@ class PublicFeed:
             }
         silent = time.monotonic() - self._heard
         if silent > SILENT_S:
-            self._set_status(False, f"the referee has not been heard from for {silent:.0f} s; waiting for it")
+            self._set_status(False, f"the referee has not been heard from for {SILENT_S:g} s; waiting for it")
 
 
 def _event(seq: int, event: dict[str, Any]) -> dict[str, Any]:

@@ -2,12 +2,18 @@
 first `join` is answered with), so there is one mechanism, not two. The gateway takes every
 free seat at start with one holder connection per seat and keeps it: while a seat is held, only
 its token joins it (referee/session.py, `_claim`). Renewing a token (the referee's `new_token`)
-revokes a link: the old token stops working and its connections are cut off."""
+revokes a link: the old token stops working and its connections are cut off.
+
+With a --secure referee there are no referee tokens: each seat's CURVE key proves the seat, and
+the gateway, which holds the keys (`SeatKeys`), makes each link's token itself and renews it
+itself (closing the pages of the old one). The keys never leave the gateway."""
 
 from __future__ import annotations
 
 import hmac
+import secrets
 import threading
+from dataclasses import dataclass, field
 from typing import Any
 
 import zmq
@@ -25,10 +31,26 @@ def seats_of(state: dict[str, Any]) -> list[str]:
     ]
 
 
+@dataclass(frozen=True)
+class SeatKeys:
+    """A --secure referee's keys as the gateway uses them: the server's public key, each seat's key
+    pair, and an observer's (e.g. `display`) for the public feed."""
+
+    server_public: bytes
+    seats: dict[str, tuple[bytes, bytes]] = field(default_factory=dict)
+    observer: tuple[bytes, bytes] | None = None
+
+    def feed_keys(self) -> tuple[bytes, bytes] | None:
+        return self.observer or next(iter(self.seats.values()), None)
+
+
 class SeatLinks:
-    def __init__(self, router_endpoint: str, context: zmq.Context | None = None) -> None:
+    def __init__(
+        self, router_endpoint: str, context: zmq.Context | None = None, keys: SeatKeys | None = None
+    ) -> None:
         self.endpoint = router_endpoint
         self.ctx = context or zmq.Context.instance()
+        self.keys = keys
         self._holders: dict[str, Connection] = {}
         self._tokens: dict[str, str] = {}  # seat -> its token
         self.not_held: dict[str, str] = {}  # seat -> why the gateway could not take it, in words
@@ -40,6 +62,12 @@ class SeatLinks:
         its link is theirs to give (`tabletop client` prints the token)."""
         with self._lock:
             for seat in seats:
+                if self.keys is not None:  # the key is the proof: the link's token is ours
+                    if seat in self.keys.seats:
+                        self._tokens.setdefault(seat, secrets.token_urlsafe(16))
+                    else:
+                        self.not_held[seat] = "no key for this seat in the --keys folder"
+                    continue
                 if seat in self._holders or seat in self._refused:
                     continue
                 conn = Connection(self.endpoint, context=self.ctx)
@@ -74,6 +102,11 @@ class SeatLinks:
         """Revoke the seat's link and issue a new one; returns the new token. Raises KeyError for a
         seat the gateway does not hold and ServiceUnavailable when the referee does not answer."""
         with self._lock:
+            if self.keys is not None:
+                if seat not in self._tokens:
+                    raise KeyError(seat)
+                self._tokens[seat] = secrets.token_urlsafe(16)
+                return self._tokens[seat]
             holder = self._holders[seat]
             reply = holder.new_token()
             if not reply.get("ok"):
@@ -81,6 +114,12 @@ class SeatLinks:
                 raise ServiceUnavailable(error.get("message", "the referee did not renew the token"))
             self._tokens[seat] = reply["token"]
             return reply["token"]
+
+    def seat_keys(self, seat: str) -> tuple[bytes | None, tuple[bytes, bytes] | None]:
+        """(server public key, the seat's key pair) for a seat's connection; (None, None) without --secure."""
+        if self.keys is None:
+            return None, None
+        return self.keys.server_public, self.keys.seats[seat]
 
     def drain(self) -> None:
         """Drop what the holders received: they only hold seats (the pages have their own

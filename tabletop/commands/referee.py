@@ -193,12 +193,8 @@ def run(args: argparse.Namespace) -> int:
         watch.attach(service)
     web = None
     if getattr(args, "web", None) is not None:  # callers that build their own arguments may leave it out
-        if args.secure:
-            service.close()
-            store.close()
-            raise CommandError(
-                "--web works without --secure for now: the web view joins seats by token, not by key"
-            )
+        # Under --secure the web view acts for each seat with that seat's key from the same folder.
+        args.keys = args.secure
         port = service.router_endpoint.rpartition(":")[2]
         host = "127.0.0.1" if args.bind in ("0.0.0.0", "::", "*", "127.0.0.1", "localhost") else args.bind
         try:

@@ -6,16 +6,19 @@ import argparse
 import sys
 import threading
 import time
+from pathlib import Path
 from typing import TextIO
 
 import segno
 
 from referee.client import normalise_endpoint
+from referee.keys import KeyFileError, client_keypair, public_key_file
 from referee.masterplan.deck import default_deck
 from referee.replay import public_replay
 from referee.store import StoreError
 from tabletop.commands import CommandError
 from web.app import Gateway
+from web.links import SeatKeys
 from web.server import BindError, WebServer, lan_address, listen
 
 DEFAULT_PORT = 8080
@@ -37,7 +40,33 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="the referee's command address, HOST:PORT or tcp://HOST:PORT (default: %(default)s)",
     )
     add_web_options(p, port_flag="--port")
+    p.add_argument(
+        "--keys",
+        metavar="KEYDIR",
+        help="for a --secure referee: the key folder 'tabletop keys create' made (server.key, secret/*.key_secret); "
+        "the gateway acts for each seat with its key, and keeps the keys to itself",
+    )
     p.set_defaults(run=run)
+
+
+def load_seat_keys(keydir: str) -> SeatKeys:
+    """The keys of a --secure referee's folder: its public key, each seat's pair, `display`'s for the feed."""
+    folder = Path(keydir)
+    try:
+        server_public = public_key_file(folder / "server.key")
+        pairs = {
+            path.name.removesuffix(".key_secret"): client_keypair(path)
+            for path in sorted((folder / "secret").glob("*.key_secret"))
+        }
+    except KeyFileError as exc:
+        raise CommandError(str(exc)) from None
+    observer = pairs.pop("display", None)
+    pairs.pop("camera", None)  # the camera's key reports the table; it is nobody's phone
+    if not pairs:
+        raise CommandError(
+            f"{keydir}/secret holds no seat keys; make them with 'tabletop keys create {keydir} --players ...'"
+        )
+    return SeatKeys(server_public, pairs, observer)
 
 
 def add_web_options(p: argparse.ArgumentParser, port_flag: str) -> None:
@@ -113,7 +142,8 @@ def start_web(endpoint: str, port: int, args: argparse.Namespace) -> WebServer:
             replay = public_replay(args.replay)
         except StoreError as exc:
             raise CommandError(str(exc)) from None
-    gateway = Gateway(endpoint, base, card_texts(), projector=renderer, replay=replay)
+    keys = load_seat_keys(args.keys) if getattr(args, "keys", None) else None
+    gateway = Gateway(endpoint, base, card_texts(), projector=renderer, replay=replay, keys=keys)
     return WebServer(gateway, sock).start()
 
 
