@@ -20,6 +20,7 @@ from websockets.sync.client import connect
 
 from referee.client import Connection
 from referee.games import GAMES
+from web.app import MAX_PAGES_PER_LINK
 from web.channel import MAX_WAITING
 
 SEATS = ["ann", "bob", "cat"]
@@ -256,6 +257,14 @@ def test_junk_and_floods_on_a_socket_are_answered_and_never_stop_the_gateway(tmp
         while big.closed_code is None and time.monotonic() < deadline:
             time.sleep(0.05)
         assert big.closed_code == 1009
+        # A link opened on many pages at once: the ones beyond the limit are refused in words.
+        many = [WsPage(_url(web, f"/ws/play/{token}")) for _ in range(MAX_PAGES_PER_LINK + 2)]
+        refusals = [p.wait(lambda f: f["kind"] in ("view", "refused")) for p in many]
+        assert sum(r["kind"] == "refused" for r in refusals) >= 2
+        assert all("close one and reload" in r["message"] for r in refusals if r["kind"] == "refused")
+        for p in many:
+            p.close()
+        time.sleep(0.5)
         # The gateway still serves: a new page gets its seat, a command still goes through.
         again = WsPage(_url(web, f"/ws/play/{token}"))
         plan = again.wait(lambda f: f["kind"] == "view")["view"]["you"]["hand"][0]

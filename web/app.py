@@ -41,6 +41,9 @@ STATIC = resources.files("web") / "static"
 MAX_QUEUED = 2_000  # messages waiting for one browser; a page that reads none is sent away
 CLOSE_TOO_SLOW = 4000  # the page reconnects (and gets a snapshot) when closed with this code
 CLOSE_REFUSED = 4403  # the page shows why and does not reconnect
+# Pages open at once on one seat's link: each holds a thread and a connection to the referee (which
+# keeps 8 per seat), so a link opened in a loop must not take the gateway's threads.
+MAX_PAGES_PER_LINK = 6
 
 
 class Gateway:
@@ -288,6 +291,13 @@ def create_app(gateway: Gateway) -> Starlette:
                 )
             )
             await websocket.close(CLOSE_REFUSED, "bad link")
+            return
+        if len(gateway.channels.get(token, ())) >= MAX_PAGES_PER_LINK:
+            words = f"this seat is open on {MAX_PAGES_PER_LINK} pages already; close one and reload"
+            await websocket.send_text(
+                json.dumps({"kind": "refused", "code": "too_many_pages", "message": words})
+            )
+            await websocket.close(CLOSE_REFUSED, "too many pages")
             return
         page = _Page(websocket)
         channel = SeatChannel(gateway.endpoint, seat, token, page.push, None, *gateway.links.seat_keys(seat))
