@@ -506,3 +506,21 @@ def test_a_secure_referee_is_reached_with_each_seats_own_key(tmp_path):
             bob = WsPage(_url(web, f"/ws/play/{web.gateway.links.tokens()['bob']}"))
             assert bob.wait(lambda f: f["kind"] == "view")["seat"] == "bob"
             bob.close()
+
+
+def test_a_gateway_started_again_on_its_links_file_serves_the_same_links(tmp_path):
+    links = tmp_path / "links.json"
+    with _theplan(tmp_path) as service:
+        with running_gateway(service.router_endpoint, links_file=links) as web:
+            first = web.gateway.links.tokens()
+        assert json.loads(links.read_text()) == first and links.stat().st_mode & 0o077 == 0
+        # Without the file a new gateway gets no seat: the referee still holds them for the old links.
+        with running_gateway(service.router_endpoint) as web:
+            assert web.gateway.links.tokens() == {} and "taken" in web.gateway.links.not_held["ann"]
+        with running_gateway(service.router_endpoint, links_file=links) as web:
+            assert web.gateway.links.tokens() == first
+            page = WsPage(_url(web, f"/ws/play/{first['cat']}"))
+            assert page.wait(lambda f: f["kind"] == "view")["seat"] == "cat"
+            page.close()
+            renewed = web.gateway.renew("cat")
+            assert json.loads(links.read_text())["cat"] == renewed != first["cat"]

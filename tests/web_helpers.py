@@ -18,11 +18,14 @@ DESKTOP = {"width": 1366, "height": 900}
 
 
 @contextmanager
-def running_gateway(router_endpoint: str, take_seats: bool = True, card_texts: dict | None = None, keys=None):
+def running_gateway(
+    router_endpoint: str, take_seats: bool = True, card_texts: dict | None = None, keys=None, links_file=None
+):
     sock = listen("127.0.0.1", 0)
     port = sock.getsockname()[1]
     server = WebServer(
-        Gateway(router_endpoint, f"http://127.0.0.1:{port}", card_texts, keys=keys), sock
+        Gateway(router_endpoint, f"http://127.0.0.1:{port}", card_texts, keys=keys, links_file=links_file),
+        sock,
     ).start()
     try:
         if take_seats:

@@ -15,10 +15,12 @@ import asyncio
 import html
 import json
 import logging
+import os
 import secrets
 import string
 from collections.abc import Callable
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import segno
@@ -59,11 +61,14 @@ class Gateway:
         projector: Callable[[dict[str, Any]], bytes] | None = None,
         replay: dict[str, Any] | None = None,
         keys: SeatKeys | None = None,
+        links_file: str | Path | None = None,
     ) -> None:
         """`projector`: the public state -> the projector's picture as PNG (the CLI wires the
         overlay of display.projector with a calibration), or None without a projector. `replay`:
         a stored game's public steps ({"game", "steps": [{"seq", "event", "state"}]}) for /replay.
-        `keys`: a --secure referee's keys (each seat's, and an observer's for the public feed)."""
+        `keys`: a --secure referee's keys (each seat's, and an observer's for the public feed).
+        `links_file`: where the seat links' tokens are kept (readable by this user only), so a
+        gateway started again on the same file serves the same links."""
         self.endpoint = router_endpoint
         self.base_url = base_url.rstrip("/")
         self.card_texts = card_texts or {}
@@ -73,6 +78,8 @@ class Gateway:
         feed_keys = (keys.server_public, keys.feed_keys()) if keys is not None else (None, None)
         self.feed = PublicFeed(router_endpoint, None, *feed_keys)
         self.links = SeatLinks(router_endpoint, keys=keys)
+        self.links_file = Path(links_file) if links_file is not None else None
+        self.links.saved = _read_links(self.links_file)
         self.channels: dict[str, set[SeatChannel]] = {}  # token -> the pages using it
 
     def start(self) -> None:
@@ -85,7 +92,20 @@ class Gateway:
         snapshot = self.feed.snapshot()
         if snapshot is not None:
             self.links.take(seats_of(snapshot["state"]))
+            self._save_links()
         return True
+
+    def _save_links(self) -> None:
+        tokens = {**self.links.saved, **self.links.tokens()}  # seats not taken yet keep theirs
+        if self.links_file is None or tokens == self.links.saved:
+            return
+        # Written whole, then moved into place: a crash never leaves half a file; 0600, it holds seats.
+        part = self.links_file.with_name(self.links_file.name + ".part")
+        fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump(tokens, out)
+        os.replace(part, self.links_file)
+        self.links.saved = tokens
 
     def link(self, token: str) -> str:
         return f"{self.base_url}/play/{token}"
@@ -97,6 +117,7 @@ class Gateway:
         """Revoke `seat`'s link: a new token at the referee, and every page open with the old one closed."""
         old = self.links.tokens().get(seat)
         token = self.links.renew(seat)
+        self._save_links()
         for channel in self.channels.pop(old, set()) if old else set():
             channel.send(
                 {
@@ -154,6 +175,20 @@ PAGES = {
     "table": ("The table", "table", "table"),
     "replay": ("Replay", "replay", "table replay"),
 }
+
+
+def _read_links(path: Path | None) -> dict[str, str]:
+    """The tokens a links file keeps ({} for none, or for a file that is not one)."""
+    if path is None or not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        log.warning("%s is not a links file; starting with new links", path)
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str)}
 
 
 def _page(name: str) -> HTMLResponse:

@@ -51,6 +51,8 @@ class SeatLinks:
         self.endpoint = router_endpoint
         self.ctx = context or zmq.Context.instance()
         self.keys = keys
+        # Tokens of an earlier gateway (a restart): joined with, so its links stay good.
+        self.saved: dict[str, str] = {}
         self._holders: dict[str, Connection] = {}
         self._tokens: dict[str, str] = {}  # seat -> its token
         self.not_held: dict[str, str] = {}  # seat -> why the gateway could not take it, in words
@@ -64,7 +66,7 @@ class SeatLinks:
             for seat in seats:
                 if self.keys is not None:  # the key is the proof: the link's token is ours
                     if seat in self.keys.seats:
-                        self._tokens.setdefault(seat, secrets.token_urlsafe(16))
+                        self._tokens.setdefault(seat, self.saved.get(seat) or secrets.token_urlsafe(16))
                     else:
                         self.not_held[seat] = "no key for this seat in the --keys folder"
                     continue
@@ -72,7 +74,7 @@ class SeatLinks:
                     continue
                 conn = Connection(self.endpoint, context=self.ctx)
                 try:
-                    reply = conn.join(seat)
+                    reply = conn.join(seat, token=self.saved.get(seat))
                 except ServiceUnavailable as exc:
                     conn.close()
                     self.not_held[seat] = str(exc)

@@ -46,6 +46,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="for a --secure referee: the key folder 'tabletop keys create' made (server.key, secret/*.key_secret); "
         "the gateway acts for each seat with its key, and keeps the keys to itself",
     )
+    p.add_argument(
+        "--links",
+        metavar="FILE",
+        help="keep the seat links' tokens in FILE (readable by you only): the web view started again with "
+        "the same FILE serves the same links, while the referee runs on",
+    )
     p.set_defaults(run=run)
 
 
@@ -143,7 +149,10 @@ def start_web(endpoint: str, port: int, args: argparse.Namespace) -> WebServer:
         except StoreError as exc:
             raise CommandError(str(exc)) from None
     keys = load_seat_keys(args.keys) if getattr(args, "keys", None) else None
-    gateway = Gateway(endpoint, base, card_texts(), projector=renderer, replay=replay, keys=keys)
+    links = getattr(args, "links", None)
+    gateway = Gateway(
+        endpoint, base, card_texts(), projector=renderer, replay=replay, keys=keys, links_file=links
+    )
     return WebServer(gateway, sock).start()
 
 
