@@ -22,6 +22,7 @@ from referee.games import GAMES
 from tabletop.commands.web import card_texts
 
 pytestmark = pytest.mark.slow
+PlaywrightTimeout = pytest.importorskip("playwright.sync_api", reason="pip install playwright").TimeoutError
 SEATS = ["ann", "bob", "cat"]
 
 
@@ -124,7 +125,10 @@ def test_three_phones_play_a_whole_game_of_the_plan_through_the_pages(tmp_path):
                     if not buttons.count():
                         continue
                     before = table.seq()
-                    buttons.nth(rnd.randrange(buttons.count())).click()
+                    try:  # the page may redraw between counting its buttons and the tap
+                        buttons.nth(rnd.randrange(buttons.count())).click(timeout=2_000)
+                    except PlaywrightTimeout:
+                        continue
                     phone.idle()
                     if not phone.page.locator(".banner.error").count():
                         _wait_until(

@@ -134,7 +134,8 @@ function thePlan(state, options) {
     const face = faces[plan] || { type: plan, experts: [] };
     return el("div", { class: "card plan", "data-plan": plan },
       el("strong", {}, face.type), el("span", { class: "chips" }, ...face.experts.map(chip)),
-      commits[plan] ? el("button", { onclick: () => send(commits[plan]) }, "Commit face down") : null);
+      commits[plan] ? el("button", { onclick: () => send(commits[plan]) },
+        you.committed_plan ? "Commit this instead" : "Commit face down") : null);
   })));
   if (you.bid) parts.push(el("p", {}, `Your bid: ${you.bid.map ? you.bid.map(words).join(", ") || "nothing" : you.bid}`));
   parts.push(actions(options.filter((c) => c.type !== "commit_plan")));
