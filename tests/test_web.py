@@ -524,3 +524,16 @@ def test_a_gateway_started_again_on_its_links_file_serves_the_same_links(tmp_pat
             page.close()
             renewed = web.gateway.renew("cat")
             assert json.loads(links.read_text())["cat"] == renewed != first["cat"]
+
+
+def test_a_replay_reads_a_game_file_while_its_referee_runs(tmp_path):
+    from referee.replay import public_replay
+
+    with _theplan(tmp_path) as service:
+        conn = Connection(service.router_endpoint)
+        plan = conn.join("ann")["view"]["you"]["hand"][0]
+        assert conn.request("commit_plan", plan=plan)["ok"]
+        replay = public_replay(tmp_path / "theplan.sqlite")
+        assert replay["steps"][-1]["seq"] == service.session.seq
+        assert plan not in json.dumps(replay)  # committed face down: not public yet
+        conn.close()
