@@ -245,6 +245,14 @@ class Connection:
         connection or machine). This connection remembers the token it is given."""
         return self.request("join", player=seat, **({"token": token} if token else {}))
 
+    def new_token(self) -> dict[str, Any]:
+        """Renew the joined seat's token (the old one stops working, the seat's other connections
+        are cut off); this connection remembers the new one."""
+        reply = self.request("new_token")
+        if reply.get("ok"):
+            self.tokens[reply["player"]] = reply["token"]
+        return reply
+
     def poll_private(self, timeout_s: float = 0.0) -> list[dict[str, Any]]:
         """Private messages that arrived (also those received while waiting for replies)."""
         deadline = time.monotonic() + timeout_s
@@ -288,6 +296,9 @@ class StateMirror:
         self.conn = Connection(router_endpoint, server_public, client_keys, self.ctx)
         self.seq = -1
         self.state: dict[str, Any] = {}
+        # The seq `state` belongs to: events newer than it may have come already (their state
+        # message follows them), so a relay must not label the state with `seq`.
+        self.state_seq = -1
         self.game = ""  # which game the referee runs: "masterplan" or "theplan"
         # The public events seen, in order: the snapshot's recent ones, then every one applied.
         self.events: list[tuple[int, dict[str, Any]]] = []
@@ -299,6 +310,7 @@ class StateMirror:
         if not reply.get("ok"):
             raise ServiceUnavailable(f"the referee refused a snapshot: {reply.get('error')}")
         self.seq, self.state, self.game = reply["seq"], reply["state"], reply["game"]
+        self.state_seq = self.seq
         # The snapshot's latest public events fill in history this mirror did not see (a new
         # connection, or a gap), so "what just happened" is never empty.
         known = {seq for seq, _ in self.events}
@@ -331,7 +343,7 @@ class StateMirror:
                 if seq > self.seq:
                     self.resync()  # a newer state than our last event: we missed events
                 elif seq == self.seq:
-                    self.state = msg["state"]
+                    self.state, self.state_seq = msg["state"], seq
 
     def close(self) -> None:
         self.sub.close(0)

@@ -5,7 +5,7 @@ Master Plan and The Plan alike. Events are stored whole ({"type", "public", "pri
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 from referee import masterplan, theplan
@@ -51,7 +51,9 @@ class GameAdapter(Protocol):
     def versions(self) -> dict[str, Any]: ...
     def make_config(self, players: list[str], options: dict[str, str]) -> dict[str, Any]: ...
     def setup(self, config: dict[str, Any], seed: int) -> tuple[Any, list[dict[str, Any]]]: ...
-    def replay(self, config: dict[str, Any], seed: int, events: list[dict[str, Any]]) -> Any: ...
+    def replay(
+        self, config: dict[str, Any], seed: int, events: list[dict[str, Any]], each: Any = None
+    ) -> Any: ...
     def apply(self, game: Any, command: dict[str, Any]) -> list[dict[str, Any]]: ...
     def public_event(self, event: dict[str, Any]) -> dict[str, Any]: ...
     def private_events(self, event: dict[str, Any]) -> dict[str, dict[str, Any]]: ...
@@ -98,8 +100,15 @@ class _EngineAdapter:
         check_distinct_seats([*self.names(game), *self.reporters])
         return game, [_as_dict(e) for e in events]
 
-    def replay(self, config: dict[str, Any], seed: int, events: list[dict[str, Any]]) -> Any:
-        return self.game_class.replay(events)
+    def replay(
+        self,
+        config: dict[str, Any],
+        seed: int,
+        events: list[dict[str, Any]],
+        each: Callable[[Any, int], None] | None = None,
+    ) -> Any:
+        """The game rebuilt from its events; `each(game, n)` sees every step on the way (after n events)."""
+        return self.game_class.replay(events, each=each)
 
     def apply(self, game: Any, command: dict[str, Any]) -> list[dict[str, Any]]:
         try:

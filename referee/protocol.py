@@ -20,7 +20,9 @@ Seat tokens (without --secure): the first "join" of a seat is answered with a se
   refused ("seat_taken" without one, "bad_token" with a wrong one). With --secure the CURVE key
   is the proof and no token is issued. Without --secure only a connection whose routing id the
   referee assigned may join ("own_routing_id" otherwise). Tokens live in the referee's memory only: after a restart
-  the first join of a seat takes it again and gets a new token.
+  the first join of a seat takes it again, keeping the token it brings (16-64 of A-Z a-z 0-9 _ -) or
+  getting a new one. "new_token" from a joined connection renews its seat's token: the old one stops
+  working and the seat's other connections are cut off (revoking a link).
 Limits: a message over MAX_MESSAGE_BYTES is answered "too_large"; one over MAX_WIRE_BYTES is never
   read (ZeroMQ drops that connection; the client's socket reconnects by itself). Numbers longer than
   MAX_NUMBER_CHARS characters, NaN/Infinity and nesting deeper than MAX_DEPTH are "bad_json".
@@ -46,7 +48,7 @@ MAX_WIRE_BYTES = 4 * MAX_MESSAGE_BYTES
 # decimals. A bound also keeps int() away from its 4,300-digit ValueError and its quadratic cost.
 MAX_NUMBER_CHARS = 32
 MAX_DEPTH = 16  # the deepest command holds corner lists ([[x, y], ...]) inside an object
-SERVICE_TYPES = frozenset({"snapshot", "join", "view", "ping"})
+SERVICE_TYPES = frozenset({"snapshot", "join", "view", "ping", "new_token"})
 TOPIC_STATE = b"state"
 TOPIC_EVENT = b"event"
 

@@ -56,7 +56,10 @@ MAX_CONNECTIONS_PER_SEAT = 8  # a player's terminal, their screen, a few reconne
 # gone without closing its TCP connection) is disconnected. Peers' libzmq answers by itself.
 ZMTP_HEARTBEAT_MS = 5_000
 ZMTP_TIMEOUT_MS = 20_000
-MAX_SUBSCRIPTION_BYTES = 256  # PUB only ever receives subscriptions to "state" / "event"
+# PUB only ever receives subscriptions to "state" / "event", but the limit applies to the CURVE
+# handshake too: its INITIATE (vouch and metadata) is over 256 bytes, and at 256 no --secure
+# subscriber ever connected (displays saw the snapshot, never an update).
+MAX_SUBSCRIPTION_BYTES = 1024
 
 
 class BindError(Exception):
@@ -263,6 +266,10 @@ class RefereeService:
             )
         if outcome.joined is not None:
             self._bind_seat(identity, outcome.joined, user)
+        if outcome.renewed is not None:
+            for other in self.joined(outcome.renewed):
+                if other != identity:
+                    del self._joined[other]
         return identity, outcome
 
     # ---- the join table -----------------------------------------------------------------------

@@ -10,6 +10,7 @@ may pick the same id.
 from __future__ import annotations
 
 import hmac
+import re
 import secrets
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,6 +24,8 @@ from referee.store import EventStore, GameRecord, StoreError
 RECENT_EVENTS = 20
 # Command fields besides "player" that name a seat (The Plan's report_plan): matched like joins.
 SEAT_FIELDS = ("seat",)
+# A token a client may bring to a free seat (see _claim): as long as the ones the referee makes.
+TOKEN_RE = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
 
 
 @dataclass
@@ -31,6 +34,7 @@ class Outcome:
     updates: list[tuple[int, dict[str, Any]]] = field(default_factory=list)  # (seq, public event)
     private: list[tuple[str, int, dict[str, Any]]] = field(default_factory=list)  # (seat, seq, payload)
     joined: str | None = None  # the seat this connection is now bound to
+    renewed: str | None = None  # a seat whose token was renewed: its other connections are cut off
 
 
 class GameSession:
@@ -135,6 +139,8 @@ class GameSession:
         if request.type == "view":
             seat = self._acting_seat(request, joined, bound)
             return Outcome(ok_reply(request.id, seq=self.seq, player=seat, view=self.player_state(seat)))
+        if request.type == "new_token":
+            return self._renew(request, joined, bound)
         assert request.type not in SERVICE_TYPES
         return self._command(request, joined, bound)
 
@@ -143,8 +149,13 @@ class GameSession:
         connection that already holds it)."""
         held = self._tokens.get(seat)
         if held is None:
-            held = self._tokens[seat] = secrets.token_urlsafe(12)
-            return held
+            # A free seat goes to its first join. One that brings a well-formed token keeps it: after
+            # a restart the referee has forgotten its tokens, and the links already handed out (a
+            # phone's URL, a terminal's --token) must stay good. It grants nothing a first join
+            # did not already get.
+            fresh = given if isinstance(given, str) and TOKEN_RE.match(given) else new_token()
+            self._tokens[seat] = fresh
+            return fresh
         if rejoining:
             return held
         if given is None:
@@ -157,6 +168,18 @@ class GameSession:
                 "bad_token", f"that is not the token of seat {seat}; give the token shown when {seat} joined"
             )
         return held
+
+    def _renew(self, request: Request, joined: str | None, bound: str | None) -> Outcome:
+        """A new token for the joined seat (a link given to the wrong person, a lost phone): the old
+        one stops working, and every other connection of the seat is cut off (the service drops
+        them), so whoever holds the old token must join again - and cannot."""
+        seat = self._acting_seat(request, joined, bound)
+        if bound is not None:
+            raise ProtocolError(
+                "no_tokens", "with --secure each seat's key proves the seat; there is no token"
+            )
+        token = self._tokens[seat] = new_token()
+        return Outcome(ok_reply(request.id, player=seat, token=token), renewed=seat)
 
     def _check_seat(self, seat: str | None, bound: str | None) -> str:
         if seat is None:
@@ -216,6 +239,14 @@ class GameSession:
             for who, payload in self.adapter.private_events(event).items():
                 outcome.private.append((who, seq, payload))
         return outcome
+
+
+def new_token() -> str:
+    """A seat token: 96 random bits, URL-safe. Never one that starts with "-": typed after
+    `--token` on a command line it would read as an option (1 token in 64 did)."""
+    while (token := secrets.token_urlsafe(12)).startswith("-"):
+        pass
+    return token
 
 
 def new_seed() -> int:

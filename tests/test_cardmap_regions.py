@@ -15,7 +15,10 @@ def _reading(instances: np.ndarray, scale: float = 2.0) -> CardMapReading:
 
 def test_touching_cards_are_two_regions():
     # Two 40 x 56 px cards side by side with no gap, in a 200 x 160 frame.
-    quads = [np.array([[20, 30], [60, 30], [60, 86], [20, 86]], float), np.array([[60, 30], [100, 30], [100, 86], [60, 86]], float)]
+    quads = [
+        np.array([[20, 30], [60, 30], [60, 86], [20, 86]], float),
+        np.array([[60, 30], [100, 30], [100, 86], [60, 86]], float),
+    ]
     inst, ignore = instances_from_quads((160, 200), quads, [])
     assert not ignore.any()
     regions = card_regions(_reading(inst))
@@ -43,7 +46,6 @@ def test_small_specks_are_no_cards():
     assert len(regions) == 1
 
 
-
 def _hand_drawn(cards: list[tuple[int, int, int, int]], shape=(100, 140)) -> tuple[np.ndarray, np.ndarray]:
     """(interior, boundary) of axis-aligned cards (x0, y0, x1, y1 map px, exclusive ends): each
     card's interior certain, its outermost ring of pixels boundary, as the network draws them."""
@@ -63,7 +65,9 @@ def test_touching_cards_with_a_faint_boundary_are_two_regions():
     boundary[21:59, 47:49] = 0.35
     regions = card_regions(CardMapReading(interior, boundary, 1.0))
     assert len(regions) == 2
-    for reg, (x0, y0, x1, y1) in zip(sorted(regions, key=lambda r: r.contour[:, 0].min()), [(20, 20, 48, 60), (48, 20, 76, 60)]):
+    for reg, (x0, y0, x1, y1) in zip(
+        sorted(regions, key=lambda r: r.contour[:, 0].min()), [(20, 20, 48, 60), (48, 20, 76, 60)]
+    ):
         assert np.abs(reg.contour.min(axis=0) - (x0 - 0.5, y0 - 0.5)).max() <= 1.5
         assert np.abs(reg.contour.max(axis=0) - (x1 - 0.5, y1 - 0.5)).max() <= 1.5
 

@@ -46,7 +46,9 @@ def test_a_card_turned_45_degrees_snaps_too():
     # A square card turned 45 degrees: its top and left corners lie equally near the top-left.
     t = np.radians(45.0)
     u, v = np.array([np.cos(t), np.sin(t)]), np.array([-np.sin(t), np.cos(t)])
-    true = lb.order_corners(np.array([[320, 280] + a * 110 * u + b * 110 * v for a, b in ((-1, -1), (1, -1), (1, 1), (-1, 1))]))
+    true = lb.order_corners(
+        np.array([[320, 280] + a * 110 * u + b * 110 * v for a, b in ((-1, -1), (1, -1), (1, 1), (-1, 1))])
+    )
     img = _drawn(true)
     rng = np.random.default_rng(3)
     for _ in range(6):

@@ -76,8 +76,10 @@ def test_hard_layouts_occur(samples: list[TrainingSample]) -> None:
     for s in samples:
         h, w = s.instances.shape
         empty += not s.quads
-        cut += any((q[:, 0].min() < 0) | (q[:, 1].min() < 0) | (q[:, 0].max() > w - 1) | (q[:, 1].max() > h - 1)
-                   for q in s.quads)
+        cut += any(
+            (q[:, 0].min() < 0) | (q[:, 1].min() < 0) | (q[:, 0].max() > w - 1) | (q[:, 1].max() > h - 1)
+            for q in s.quads
+        )
         for a, b in _pairs(s):
             shared = a.intersection(b).area / min(a.area, b.area)
             if shared > 0.05:

@@ -258,3 +258,32 @@ def test_a_subscriber_that_drops_off_and_reconnects_resyncs_by_snapshot(tmp_path
         assert mirror.resyncs > resyncs, "the gap in seq should have triggered a new snapshot"
         assert mirror.state == service.session.public_state()
         assert mirror.seq == service.session.seq
+
+
+def test_a_secure_subscriber_gets_the_updates_not_only_the_snapshot(tmp_path):
+    # The PUB's size limit once cut the CURVE handshake (its INITIATE is over 256 bytes): a
+    # --secure display got its snapshot over ROUTER and then never a single update.
+    keydir = create_keys(tmp_path / "keys", PLAN_SEATS + ["display"])
+    server_public = public_key_file(keydir / "server.key")
+    with running_referee("theplan", {"seats": PLAN_SEATS}, tmp_path, keydir=keydir) as service:
+        display = StateMirror(
+            service.router_endpoint,
+            service.pub_endpoint,
+            server_public,
+            client_keypair(keydir / "secret" / "display.key_secret"),
+        )
+        ann = Connection(
+            service.router_endpoint, server_public, client_keypair(keydir / "secret" / "ann.key_secret")
+        )
+        plan = ann.join("ann")["view"]["you"]["hand"][0]
+        deadline = time.monotonic() + 10
+        heard = display.state
+        while display.state is heard and time.monotonic() < deadline:  # a heartbeat: subscribed
+            display.poll(0.1)
+        assert display.state is not heard, "no update reached the secure subscriber"
+        assert ann.request("commit_plan", plan=plan)["ok"]
+        while display.seq < service.session.seq and time.monotonic() < deadline:
+            display.poll(0.1)
+        assert display.seq == service.session.seq and display.resyncs == 1
+        display.close()
+        ann.close()

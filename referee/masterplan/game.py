@@ -124,9 +124,15 @@ class MasterPlanGame(Effects, Views):
         return game, events
 
     @classmethod
-    def replay(cls, events: Iterable[Event | dict[str, Any]]) -> MasterPlanGame:
+    def replay(
+        cls,
+        events: Iterable[Event | dict[str, Any]],
+        each: Callable[[MasterPlanGame, int], None] | None = None,
+    ) -> MasterPlanGame:
         """Rebuild a game from its full event log (with private and secret parts), checking that
-        every logged event is reproduced exactly; raise ReplayMismatch otherwise."""
+        every logged event is reproduced exactly; raise ReplayMismatch otherwise. `each(game, n)`
+        is called after the setup and after each command, n being the events replayed so far (a
+        replay's steps: the states the referee published)."""
         log = [as_event(e) for e in events]
         if not log or log[0].type != "game_set_up" or "seed" not in log[0].secret:
             raise ReplayMismatch("an event log starts with game_set_up carrying its secret seed")
@@ -134,6 +140,8 @@ class MasterPlanGame(Effects, Views):
         i = len(first)
         if _canonical(first) != _canonical(log[:i]):
             raise ReplayMismatch("the setup events differ from the log (other deck, rules or seed)")
+        if each is not None:
+            each(game, i)
         while i < len(log):
             e = log[i]
             if e.type != "command_accepted":
@@ -147,6 +155,8 @@ class MasterPlanGame(Effects, Views):
             if _canonical(produced) != _canonical(log[i : i + len(produced)]):
                 raise ReplayMismatch(f"events from {i} differ from the log")
             i += len(produced)
+            if each is not None:
+                each(game, i)
         return game
 
     # ---- the public API -----------------------------------------------------------------------

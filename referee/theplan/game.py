@@ -8,7 +8,7 @@ until somebody must decide something. `ThePlanGame.replay(events)` rebuilds the 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from itertools import combinations
 
 from referee.events import Event, EventDict
@@ -74,14 +74,22 @@ class ThePlanGame:
         return game, game.events
 
     @classmethod
-    def replay(cls, events: Iterable[EventDict], components: Components | None = None) -> ThePlanGame:
-        """Rebuild a game from its event log (no rule is re-run: the log is the truth)."""
+    def replay(
+        cls,
+        events: Iterable[EventDict],
+        components: Components | None = None,
+        each: Callable[[ThePlanGame, int], None] | None = None,
+    ) -> ThePlanGame:
+        """Rebuild a game from its event log (no rule is re-run: the log is the truth). `each(game,
+        n)` is called with the game as it stood after each of the first n events (a replay's steps)."""
         log = list(events)
         if not log:
             raise ValueError("an empty event log holds no game")
         state = new_state(log[0], components or default_components())
-        for e in log[1:]:
+        for n, e in enumerate(log[1:], start=2):
             apply_event(state, e)
+            if each is not None:
+                each(cls(state, log[:n]), n)
         return cls(state, log)
 
     # -- reading ---------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from tabletop.commands import (  # noqa: E402  (needs CommandError defined first
     display,
     keys,
     referee,
+    web,
 )
 
 REGISTRY = [
@@ -27,4 +28,5 @@ REGISTRY = [
     detect.register,
     calibrate.register,
     bench.register,
+    web.register,
 ]

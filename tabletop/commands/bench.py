@@ -19,6 +19,7 @@ BENCHMARKS = {
     "masterplan": "random complete Master Plan games/s and commands/s (3 and 6 players) vs JSON-encoding their events",
     "pipeline": "sample game frame -> overview latency (median, p95) and frames/s through the whole chain vs the detector alone",
     "service": "referee command round trips and published updates/s on loopback vs raw pyzmq loops",
+    "web": "command -> browser DOM latency (median, p99), 6 seat pages + 10 /table pages in chromium, vs the terminal client",
 }
 
 

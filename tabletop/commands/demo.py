@@ -22,6 +22,7 @@ import numpy as np
 
 from tabletop.commands import CommandError
 from tabletop.commands.paths import out_folder
+from tabletop.commands.web import add_web_options
 
 DEFAULT_OUT = "tabletop-demo-output"
 OVERVIEW_SIZE = (1280, 720)
@@ -60,6 +61,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="with --camera: the table's calibration file (default: %(default)s)",
     )
     p.add_argument("--pawns", metavar="COLOR=SEAT,...", help="with --camera: each seat's pawn colour")
+    p.add_argument(
+        "--web",
+        type=int,
+        metavar="PORT",
+        help="with --camera: also serve the web view on PORT (a link per seat for phones, /table)",
+    )
+    add_web_options(p, port_flag="--web")
     p.set_defaults(run=run)
 
 
@@ -72,6 +80,11 @@ def run(args: argparse.Namespace) -> int:
     out_folder(args.out, files=" (the overview video, pictures and summary all go into it)")
     if args.camera is not None:
         return _live(args)
+    if args.web is not None:
+        raise CommandError(
+            "--web goes with --camera: the bundled sample is played straight through, with no referee "
+            "service for browsers to follow (run 'tabletop referee ... --web PORT' for a game)"
+        )
     from referee.sample import SampleError, SampleGame, find_samples
 
     try:
@@ -364,6 +377,10 @@ def _live(args: argparse.Namespace) -> int:
         bind="127.0.0.1",
         port=5555,
         secure=None,
+        web=args.web,
+        web_bind=args.web_bind,
+        url=args.url,
+        no_qr=args.no_qr,
     )
     Path(args.out).mkdir(parents=True, exist_ok=True)
     return referee.run(live)

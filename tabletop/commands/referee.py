@@ -7,6 +7,7 @@ import errno
 import logging
 import signal
 import sys
+import threading
 from pathlib import Path
 
 from referee.games import GAMES, SetupError, find_seat
@@ -15,6 +16,7 @@ from referee.service import BindError, RefereeService
 from referee.session import GameSession, new_seed
 from referee.store import EventStore, StoreError, export
 from tabletop.commands import CommandError
+from tabletop.commands.web import add_web_options, print_links, start_web
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -80,6 +82,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--port", type=int, default=5555, help="command port; updates use PORT+1 (default: %(default)s)"
     )
     p.add_argument("--secure", metavar="KEYDIR", help="require CurveZMQ keys made by 'tabletop keys create'")
+    p.add_argument(
+        "--web",
+        type=int,
+        metavar="PORT",
+        help="also serve the web view on PORT: a link per seat for phones, /table for a shared screen "
+        "(the same as 'tabletop web' beside this referee)",
+    )
+    add_web_options(p, port_flag="--web")
     p.set_defaults(run=run)
 
 
@@ -181,6 +191,20 @@ def run(args: argparse.Namespace) -> int:
         raise
     if watch is not None:
         watch.attach(service)
+    web = None
+    if getattr(args, "web", None) is not None:  # callers that build their own arguments may leave it out
+        # Under --secure the web view acts for each seat with that seat's key from the same folder.
+        args.keys = args.secure
+        port = service.router_endpoint.rpartition(":")[2]
+        host = "127.0.0.1" if args.bind in ("0.0.0.0", "::", "*", "127.0.0.1", "localhost") else args.bind
+        try:
+            web = start_web(f"tcp://{host}:{port}", args.web, args)
+        except CommandError:
+            service.close()
+            store.close()
+            raise
+        # The links are printed once the gateway has taken the seats, i.e. once this referee serves.
+        threading.Thread(target=print_links, args=(web, not args.no_qr), daemon=True).start()
     # The seed is never shown: whoever saw it could work out every hidden card.
     print(f"{args.game} referee: events in {Path(args.db).resolve()}")
     print(f"  commands (ROUTER): {service.router_endpoint}")
@@ -206,6 +230,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if watch is not None:
             watch.stop()
+        if web is not None:
+            web.stop()
         service.close()
         store.close()
     print("referee stopped; continue later with --resume")

@@ -1,0 +1,343 @@
+"""The web view in a real browser (Debian's chromium, headless, driven by playwright) against a
+real referee and gateway on real sockets: three phones play a whole game of The Plan and three
+turns each of Master Plan (placements tapped on the table, jumps tapped on highlighted cards)
+through the pages alone, while every WebSocket frame each browser receives is captured and
+checked for other seats' secrets. Slow: a browser and hundreds of taps.
+
+TABLETOP_SCREENSHOTS=DIR keeps the screenshots (phone /play, desktop /table) in DIR."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import time
+from pathlib import Path
+
+import pytest
+from service_helpers import free_port_pair, running_referee
+from web_helpers import DESKTOP, PHONE, assert_no_other_seats_secrets, browser, running_gateway
+
+from referee.games import GAMES
+from tabletop.commands.web import card_texts
+
+pytestmark = pytest.mark.slow
+PlaywrightTimeout = pytest.importorskip("playwright.sync_api", reason="pip install playwright").TimeoutError
+SEATS = ["ann", "bob", "cat"]
+
+
+class Phone:
+    """One browser page on a seat's link (or /table), with every frame its socket received."""
+
+    def __init__(self, context, url: str) -> None:
+        self.page = context.new_page()
+        self.frames: list[dict] = []
+        self.errors: list[str] = []
+        self.page.on("websocket", lambda ws: ws.on("framereceived", self._frame))
+        self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+        self.page.goto(url)
+
+    def _frame(self, payload) -> None:
+        self.frames.append(json.loads(payload))
+
+    def seq(self) -> int:
+        return int(self.page.evaluate("document.body.dataset.seq || -1"))
+
+    def idle(self) -> None:
+        self.page.wait_for_function("document.body.dataset.pending === '0'", timeout=10_000)
+
+    def buttons(self):
+        return self.page.locator(".actions button:not([disabled]), .card button:not([disabled])")
+
+    def tap_table(self, x_mm: float, y_mm: float) -> None:
+        """Tap the table drawing at table millimetres (x, y): the inverse of the page's own mapping."""
+        point = self.page.evaluate(
+            """([x, y]) => {
+                const svg = document.querySelector('svg.table');
+                const vb = svg.viewBox.baseVal;
+                const p = svg.createSVGPoint();
+                p.x = x; p.y = 2 * vb.y + vb.height - y;
+                const q = p.matrixTransform(svg.getScreenCTM());
+                return [q.x, q.y];
+            }""",
+            [x_mm, y_mm],
+        )
+        self.page.mouse.click(point[0], point[1])
+
+
+def _open_pages(chromium, web) -> tuple[Phone, dict[str, Phone]]:
+    """/table on a desktop screen and each seat's link on its own phone (a context each)."""
+    base = f"http://127.0.0.1:{web.port}"
+    tokens = web.gateway.links.tokens()
+    table = Phone(chromium.new_context(viewport=DESKTOP), f"{base}/table")
+    phones = {
+        s: Phone(chromium.new_context(viewport=PHONE, has_touch=True), f"{base}/play/{tokens[s]}")
+        for s in SEATS
+    }
+    return table, phones
+
+
+def _wait_until(predicate, page, timeout: float = 15.0, what: str = "") -> None:
+    """Wait on `page` (playwright delivers the frames it captured only while it is called into,
+    so a plain sleep would see none) until predicate() holds."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(
+                f"timed out waiting for {what}; the page shows: {page.locator('main').inner_text()[:3000]}"
+            )
+        page.wait_for_timeout(40)
+
+
+def _latest_seq(table: Phone) -> int:
+    return max((f["seq"] for f in list(table.frames) if f["kind"] in ("state", "snapshot")), default=-1)
+
+
+def _latest_state(table: Phone) -> dict:
+    frames = [f for f in list(table.frames) if f["kind"] in ("state", "snapshot")]
+    assert frames, "the table page got no state"
+    return frames[-1]["state"]
+
+
+def _shoot(page, name: str, tmp_path: Path) -> Path:
+    folder = Path(os.environ.get("TABLETOP_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    page.screenshot(path=str(path), full_page=True)
+    assert path.stat().st_size > 10_000  # a picture, not a blank
+    return path
+
+
+def test_three_phones_play_a_whole_game_of_the_plan_through_the_pages(tmp_path):
+    config = GAMES["theplan"].make_config(SEATS, {"bribes": "yes"})
+    rnd = random.Random(3)
+    started = time.monotonic()
+    with running_referee("theplan", config, tmp_path, port=free_port_pair()) as service:
+        with running_gateway(service.router_endpoint) as web, browser() as chromium:
+            table, phones = _open_pages(chromium, web)
+            taps = 0
+            while not table.page.locator(".result").count():
+                acted = False
+                for seat in rnd.sample(SEATS, len(SEATS)):
+                    phone = phones[seat]
+                    phone.idle()
+                    buttons = phone.buttons()
+                    if not buttons.count():
+                        continue
+                    before = table.seq()
+                    try:  # the page may redraw between counting its buttons and the tap
+                        buttons.nth(rnd.randrange(buttons.count())).click(timeout=2_000)
+                    except PlaywrightTimeout:
+                        continue
+                    phone.idle()
+                    if not phone.page.locator(".banner.error").count():
+                        _wait_until(
+                            lambda b=before: table.seq() > b, table.page, what="the table to show the move"
+                        )
+                    taps += 1
+                    acted = True
+                    break
+                if not acted:
+                    table.page.wait_for_timeout(50)
+                assert taps < 500, "the game did not end"
+            assert "won" in table.page.locator(".result").inner_text()
+            table.page.wait_for_timeout(500)
+            assert not any(p.errors for p in [table, *phones.values()]), [p.errors for p in phones.values()]
+            print(f"\nThe Plan: {taps} taps in {time.monotonic() - started:.1f} s")
+    assert_no_other_seats_secrets({s: p.frames for s, p in phones.items()}, table.frames)
+    assert any(f["kind"] == "private" for f in phones["ann"].frames)
+
+
+def _mp_config():
+    return GAMES["masterplan"].make_config(["ann:Z-Mask", "bob:Dr. Badmahn", "cat:Plutonian Poacher"], {})
+
+
+def test_three_turns_each_of_master_plan_with_placements_and_jumps_tapped_on_phones(tmp_path):
+    started = time.monotonic()
+    with running_referee("masterplan", _mp_config(), tmp_path, port=free_port_pair()) as service:
+        with running_gateway(service.router_endpoint, card_texts=card_texts()) as web, browser() as chromium:
+            table, phones = _open_pages(chromium, web)
+
+            def state() -> dict:
+                """The public state as the table page got it, once it is as new as every phone's."""
+                newest = max(p.seq() for p in phones.values())
+                _wait_until(lambda: _latest_seq(table) >= newest, table.page, what="the table to catch up")
+                return _latest_state(table)
+
+            placed = jumps = 0
+            for turn in range(15):  # three turns each at least: a placement, then jumps where there are
+                if turn >= 9 and placed >= 3 and jumps >= 3:
+                    break
+                seat = state()["current"]
+                phone = phones[seat]
+                phone.page.wait_for_selector(".turn.yours", timeout=10_000)
+                mine = next(s for s in state()["table"] if seat in s["pawns"])
+                xs = [c[0] for c in mine["corners"]]
+                ys = [c[1] for c in mine["corners"]]
+                if state()["step"] == "move" and any(m.get("allowed") for m in state()["moves"]):
+                    target = phone.page.locator(".space.jump polygon")
+                    phone.page.wait_for_selector(".space.jump", timeout=10_000)
+                    assert "mm" in phone.page.locator(".jumps li").first.inner_text()  # gap and verdict shown
+                    before = state()["players"]
+                    target.first.click()
+                    phone.idle()
+                    _wait_until(lambda b=before: state()["players"] != b, phone.page, what="the jump")
+                    jumps += 1
+                    _resolve(phone, seat, state)
+                if state()["current"] == seat and state()["step"] == "add" and not state()["game_over"]:
+                    count = len(state()["table"])
+                    phone.page.locator(".hand .card").first.click()
+                    assert "tap the table" in phone.page.locator(".hint").first.inner_text()
+                    # A free spot 10 mm from the card the pawn stands on: within reach.
+                    phone.tap_table(*_free_spot(state()["table"], xs, ys))
+                    phone.idle()
+                    _wait_until(
+                        lambda c=count: len(state()["table"]) > c, what="the placement", page=phone.page
+                    )
+                    placed += 1
+                    if turn == 1:
+                        _shoot(phone.page, "web-play-phone.png", tmp_path)
+                _resolve(phone, seat, state, until_turn_ends=True)
+            _wait_until(lambda: table.seq() == service.session.seq, table.page, what="the table to catch up")
+            _shoot(table.page, "web-table-desktop.png", tmp_path)
+            # The other sizes, to look at: /play on a desktop, /table on a phone.
+            phones["ann"].page.set_viewport_size(DESKTOP)
+            _shoot(phones["ann"].page, "web-play-desktop.png", tmp_path)
+            table.page.set_viewport_size(PHONE)
+            _shoot(table.page, "web-table-phone.png", tmp_path)
+            assert not any(p.errors for p in [table, *phones.values()])
+            print(f"\nMaster Plan: {placed} placements, {jumps} jumps in {time.monotonic() - started:.1f} s")
+    assert placed >= 3 and jumps >= 3
+    assert_no_other_seats_secrets({s: p.frames for s, p in phones.items()}, table.frames)
+    # The table never learns a face-down card's name.
+    for frame in table.frames:
+        for space in (frame.get("state") or {}).get("table", []):
+            assert space["face_up"] or space["name"] is None
+
+
+def _free_spot(table: list[dict], xs: list[float], ys: list[float]) -> tuple[float, float]:
+    """The centre of an upright 63 x 88 mm card 10 mm beside the card spanning xs, ys, on no other."""
+    cx, cy = (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
+    candidates = [
+        (cx, max(ys) + 54),
+        (min(xs) - 41.5, cy),
+        (max(xs) + 41.5, cy),
+        (min(xs) - 41.5, max(ys) + 54),
+        (max(xs) + 41.5, max(ys) + 54),
+    ]
+    for x, y in candidates:
+        if all(
+            x + 31.5 < min(c[0] for c in s["corners"]) - 1
+            or x - 31.5 > max(c[0] for c in s["corners"]) + 1
+            or y + 44 < min(c[1] for c in s["corners"]) - 1
+            or y - 44 > max(c[1] for c in s["corners"]) + 1
+            for s in table
+        ):
+            return x, y
+    raise AssertionError("no free spot beside the pawn's card")
+
+
+def _resolve(phone: Phone, seat: str, state, until_turn_ends: bool = False) -> None:
+    """Answer what the referee waits for from this seat (a card's choice) by tapping its first
+    button; with until_turn_ends, then end the steps (skip, draw) until the turn passes on."""
+    for _ in range(20):
+        s = state()
+        if s["game_over"]:
+            return
+        waiting = s.get("waiting")
+        mine = (waiting and waiting.get("player") == seat) or (until_turn_ends and s["current"] == seat)
+        if not mine:
+            return
+        phone.idle()
+        before = phone.seq()
+        if waiting and waiting.get("for") == "report_positions":
+            phone.tap_table(600, 400 + 100 * len(s["table"]))
+        else:
+            buttons = phone.page.locator(".actions button")
+            _wait_until(lambda b=buttons: b.count() > 0, phone.page, what=f"{seat}'s options")
+            buttons.first.click()
+        phone.idle()
+        _wait_until(
+            lambda b=before: phone.seq() > b or phone.page.locator(".banner.error").count(),
+            phone.page,
+            what="the answer",
+        )
+    raise AssertionError(f"{seat}'s turn did not end")
+
+
+def test_a_too_close_to_call_jump_asks_the_phone_for_the_measurement(tmp_path):
+    """A card the camera placed with corner uncertainty lies 62.5 mm away: the page shows the jump in
+    amber with its gap, and after the tap asks whether the card's short edge bridged the gap."""
+    from referee.client import Connection
+
+    config = GAMES["masterplan"].make_config(SEATS, {"close_calls": "ask"})
+    with running_referee("masterplan", config, tmp_path, port=free_port_pair()) as service:
+        with running_gateway(service.router_endpoint, card_texts=card_texts()) as web, browser() as chromium:
+            table, phones = _open_pages(chromium, web)
+            first = _latest_state_when_ready(table)["current"]
+            for _ in range(3):  # the first round, reported over plain connections with the seats' tokens
+                seat = _latest_state_when_ready(table)["current"]
+                conn = Connection(service.router_endpoint)
+                view = conn.join(seat, token=web.gateway.links.tokens()[seat])["view"]
+                if seat == first:
+                    start = next(s for s in view["table"] if s["space"] == f"start:{seat}")
+                    x0, y0 = start["corners"][0][0], max(c[1] for c in start["corners"]) + 62.5
+                    corners = [[x0, y0], [x0 + 63, y0], [x0 + 63, y0 + 88], [x0, y0 + 88]]
+                    placed = conn.request(
+                        "place_card", card=view["hand"][0]["card"], corners=corners, sigma_mm=1.0
+                    )
+                    assert placed["ok"], placed
+                before = service.session.seq
+                assert conn.request("draw")["ok"]
+                conn.close()
+                _wait_until(lambda b=before: _latest_seq(table) > b, table.page, what="the draw")
+            phone = phones[first]
+            phone.page.wait_for_selector(".space.jump.verdict-too_close_to_call", timeout=10_000)
+            assert "62.5 mm, too close to call" in phone.page.locator(".jumps li").first.inner_text()
+            phone.page.locator(".space.jump polygon").first.click()
+            phone.page.wait_for_selector("button:has-text('Measured: within reach')", timeout=10_000)
+            assert phone.page.locator("button:has-text('Measured: out of reach')").count() == 1
+            phone.page.locator("button:has-text('Measured: within reach')").click()
+            _wait_until(
+                lambda: (
+                    next(p for p in _latest_state(table)["players"] if p["name"] == first)["position"] == "S1"
+                ),
+                table.page,
+                what="the pawn on S1",
+            )
+
+
+def test_a_phone_that_loses_its_socket_comes_back_to_the_current_state(tmp_path):
+    import re
+
+    config = GAMES["theplan"].make_config(SEATS, {})
+    with running_referee("theplan", config, tmp_path, port=free_port_pair()) as service:
+        with running_gateway(service.router_endpoint) as web, browser() as chromium:
+            routes = []
+
+            def relay(ws) -> None:  # between the page and the gateway, so the test can cut the line
+                ws.connect_to_server()
+                routes.append(ws)
+
+            context = chromium.new_context(viewport=PHONE)
+            context.route_web_socket(re.compile(r".*/ws/play/.*"), relay)
+            ann = Phone(context, f"http://127.0.0.1:{web.port}/play/{web.gateway.links.tokens()['ann']}")
+            table, phones = _open_pages(chromium, web)
+            ann.page.wait_for_selector(".card button", timeout=10_000)
+            routes[-1].close(code=4001, reason="the network dropped")
+            ann.page.wait_for_selector("text=Reconnecting", timeout=5_000)
+            # While ann is away, bob commits a Plan: ann's page must show it once back.
+            phones["bob"].page.locator(".card button").first.click()
+            phones["bob"].idle()
+            _wait_until(lambda: len(routes) >= 2, ann.page, what="the page to reconnect")
+            _wait_until(lambda: ann.seq() == service.session.seq, ann.page, what="ann's page to catch up")
+            assert ann.page.locator("text=Reconnecting").count() == 0
+            assert "committed" in ann.page.locator("tr[data-player=bob]").inner_text()
+            ann.page.locator(".card button").first.click()  # and ann plays on
+            ann.idle()
+            assert ann.page.locator(".banner.error").count() == 0
+
+
+def _latest_state_when_ready(table: Phone) -> dict:
+    _wait_until(lambda: _latest_seq(table) >= 0, table.page, what="the table's first state")
+    return _latest_state(table)
