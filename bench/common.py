@@ -1,7 +1,8 @@
-"""Small timing helpers shared by the benchmarks."""
+"""Small helpers shared by the benchmarks (and the tests that start a referee on loopback)."""
 
 from __future__ import annotations
 
+import socket
 import statistics
 import time
 from collections.abc import Callable
@@ -25,3 +26,18 @@ def best_of(fn: Callable[[], object], repeats: int = 5, min_time_s: float = 0.02
 
 def ms(seconds: float) -> str:
     return f"{seconds * 1e3:9.3f} ms"
+
+
+def free_port_pair() -> int:
+    """A port p with p and p + 1 free (the CLI finds updates on the command port + 1)."""
+    for _ in range(200):
+        with socket.socket() as a:
+            a.bind(("127.0.0.1", 0))
+            port = a.getsockname()[1]
+            with socket.socket() as b:
+                try:
+                    b.bind(("127.0.0.1", port + 1))
+                except OSError:
+                    continue
+            return port
+    raise RuntimeError("no two consecutive free ports on loopback")

@@ -21,6 +21,7 @@ import threading
 import time
 from pathlib import Path
 
+from bench.common import free_port_pair
 from referee.client import Connection, StateMirror, updates_endpoint
 from referee.games import GAMES
 from referee.service import RefereeService
@@ -31,22 +32,6 @@ from web.server import WebServer, listen
 
 SEATS = ["ann", "bob", "cat", "dan", "eve", "fay"]
 TABLES = 10
-
-
-def _free_pair() -> int:
-    import socket
-
-    for _ in range(200):
-        with socket.socket() as a:
-            a.bind(("127.0.0.1", 0))
-            port = a.getsockname()[1]
-            with socket.socket() as b:
-                try:
-                    b.bind(("127.0.0.1", port + 1))
-                except OSError:
-                    continue
-            return port
-    raise RuntimeError("no two consecutive free ports")
 
 
 def _stats(samples: list[float]) -> str:
@@ -64,7 +49,7 @@ def run(commands: int) -> dict[str, list[float]]:
     if chromium is None:
         raise SystemExit("bench.web needs Debian's chromium (apt-get install chromium)")
     tmp = Path(tempfile.mkdtemp(prefix="bench-web-"))
-    port = _free_pair()
+    port = free_port_pair()
     store = EventStore(tmp / "bench.sqlite")
     config = GAMES["theplan"].make_config(SEATS, {})
     session = GameSession.start("theplan", config, 17, store)

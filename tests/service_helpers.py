@@ -2,31 +2,16 @@
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 import threading
 from contextlib import contextmanager
 
+from bench.common import free_port_pair  # noqa: F401  (the referee tests import it from here)
 from referee.client import Connection, ServiceUnavailable
 from referee.service import RefereeService
 from referee.session import GameSession
 from referee.store import EventStore
-
-
-def free_port_pair() -> int:
-    """A port p with p and p + 1 free (the CLI finds updates on the command port + 1)."""
-    for _ in range(200):
-        with socket.socket() as a:
-            a.bind(("127.0.0.1", 0))
-            port = a.getsockname()[1]
-            with socket.socket() as b:
-                try:
-                    b.bind(("127.0.0.1", port + 1))
-                except OSError:
-                    continue
-            return port
-    raise RuntimeError("no two consecutive free ports on loopback")
 
 
 @contextmanager
