@@ -27,7 +27,8 @@ SEATS = ["ann", "bob", "cat"]
 
 
 class WsPage:
-    """A page's socket: every frame it receives is kept, with the time it came."""
+    """A page's socket: every message it receives is kept (a frame is an array of them), with the
+    time it came."""
 
     def __init__(self, url: str) -> None:
         self.ws = connect(url, open_timeout=5, max_size=None).__enter__()  # closed by close()
@@ -41,8 +42,10 @@ class WsPage:
         try:
             while True:
                 raw = self.ws.recv()
+                batch = json.loads(raw)
+                assert isinstance(batch, list), f"a frame is a JSON array of messages, not {raw[:80]}"
                 with self._cv:
-                    self.frames.append((time.monotonic(), json.loads(raw)))
+                    self.frames.extend((time.monotonic(), message) for message in batch)
                     self._cv.notify_all()
         except ConnectionClosed:
             pass

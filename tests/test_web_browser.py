@@ -27,7 +27,7 @@ SEATS = ["ann", "bob", "cat"]
 
 
 class Phone:
-    """One browser page on a seat's link (or /table), with every frame its socket received."""
+    """One browser page on a seat's link (or /table), with every message its socket received."""
 
     def __init__(self, context, url: str) -> None:
         self.page = context.new_page()
@@ -38,7 +38,7 @@ class Phone:
         self.page.goto(url)
 
     def _frame(self, payload) -> None:
-        self.frames.append(json.loads(payload))
+        self.frames.extend(json.loads(payload))  # a frame is a JSON array of messages
 
     def seq(self) -> int:
         return int(self.page.evaluate("document.body.dataset.seq || -1"))

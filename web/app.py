@@ -7,6 +7,7 @@ GET  /host/<secret>    the host's page: every seat's link and QR code, and "rene
 WS   /ws/table         the public feed: snapshot, then numbered events and states
 WS   /ws/play/<token>  the public feed plus this seat's view, private messages and replies;
                        the page sends {"id", "command": {...}}, passed to the referee unchanged
+Each frame to a page is a JSON array of messages: what waited for it, in order.
 """
 
 from __future__ import annotations
@@ -34,13 +35,14 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from display.words import describe_event
 from referee.protocol import MAX_MESSAGE_BYTES, ProtocolError, loads
 from web.channel import CommandRefused, SeatChannel, check_command
-from web.feed import PublicFeed
+from web.feed import PublicFeed, encode
 from web.links import SeatKeys, SeatLinks, seats_of
 
 log = logging.getLogger("tabletop.web")
 
 STATIC = resources.files("web") / "static"
 MAX_QUEUED = 2_000  # messages waiting for one browser; a page that reads none is sent away
+MAX_BATCH = 200  # messages in one frame at most (a page far behind still gets them in pieces)
 CLOSE_TOO_SLOW = 4000  # the page reconnects (and gets a snapshot) when closed with this code
 CLOSE_REFUSED = 4403  # the page shows why and does not reconnect
 # Pages open at once on one seat's link: each holds a thread and a connection to the referee (which
@@ -138,35 +140,54 @@ class Gateway:
 
 
 class _Page:
-    """One browser's socket: messages from the gateway's threads go through a bounded queue."""
+    """One browser's socket: messages from the gateway's threads go through a bounded queue, each
+    with its JSON text (the public feed's are encoded once for all pages)."""
 
     def __init__(self, websocket: WebSocket) -> None:
         self.ws = websocket
         self.loop = asyncio.get_running_loop()
-        self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        self.queue: asyncio.Queue[tuple[dict[str, Any], str] | None] = asyncio.Queue()
         self.too_slow = False
 
-    def push(self, message: dict[str, Any]) -> None:
+    def push(self, message: dict[str, Any], text: str | None = None) -> None:
         """From any thread."""
-        self.loop.call_soon_threadsafe(self._put, message)
+        self.loop.call_soon_threadsafe(self._put, (message, text if text is not None else encode(message)))
 
-    def _put(self, message: dict[str, Any]) -> None:
+    def _put(self, item: tuple[dict[str, Any], str]) -> None:
         if self.queue.qsize() >= MAX_QUEUED:
             self.too_slow = True  # it reconnects and starts again from a snapshot
             self.queue.put_nowait(None)
         elif not self.too_slow:
-            self.queue.put_nowait(message)
+            self.queue.put_nowait(item)
 
     async def pump(self) -> None:
+        """Send what waits as one frame, a JSON array of messages: a command's many events (and the
+        state after them) then cost the page one redraw and the gateway one send, not one per event
+        - per-event redraws on every page were the web view's latency tail."""
         while True:
-            message = await self.queue.get()
-            if message is None:
+            batch = [await self.queue.get()]
+            while not self.queue.empty() and _more(batch[-1]) and len(batch) < MAX_BATCH:
+                batch.append(self.queue.get_nowait())
+            texts = [item[1] for item in batch if item is not None]
+            if texts:
+                await self.ws.send_text(frame(texts))
+            last = batch[-1]
+            if last is None:
                 await self.ws.close(CLOSE_TOO_SLOW, "too far behind; reconnecting")
                 return
-            await self.ws.send_text(json.dumps(message, separators=(",", ":")))
-            if message.get("kind") == "refused":
-                await self.ws.close(CLOSE_REFUSED, message.get("code", "refused")[:100])
+            if not _more(last):
+                await self.ws.close(CLOSE_REFUSED, last[0].get("code", "refused")[:100])
                 return
+
+
+def _more(item: tuple[dict[str, Any], str] | None) -> bool:
+    """Whether a frame may go on after this item: not after "too slow" or a refusal (both close)."""
+    return item is not None and item[0].get("kind") != "refused"
+
+
+def frame(texts: list[str]) -> str:
+    """One WebSocket frame: the messages' JSON texts as one JSON array."""
+    return "[" + ",".join(texts) + "]"
 
 
 # The pages that are one ES module on the shared shell (static/page.html): title, module, body class.
@@ -317,12 +338,16 @@ def create_app(gateway: Gateway) -> Starlette:
         seat = gateway.links.seat_for(token)
         if seat is None:
             await websocket.send_text(
-                json.dumps(
-                    {
-                        "kind": "refused",
-                        "code": "bad_link",
-                        "message": "this seat link does not work; ask the host for yours",
-                    }
+                frame(
+                    [
+                        encode(
+                            {
+                                "kind": "refused",
+                                "code": "bad_link",
+                                "message": "this seat link does not work; ask the host for yours",
+                            }
+                        )
+                    ]
                 )
             )
             await websocket.close(CLOSE_REFUSED, "bad link")
@@ -330,15 +355,15 @@ def create_app(gateway: Gateway) -> Starlette:
         if len(gateway.channels.get(token, ())) >= MAX_PAGES_PER_LINK:
             words = f"this seat is open on {MAX_PAGES_PER_LINK} pages already; close one and reload"
             await websocket.send_text(
-                json.dumps({"kind": "refused", "code": "too_many_pages", "message": words})
+                frame([encode({"kind": "refused", "code": "too_many_pages", "message": words})])
             )
             await websocket.close(CLOSE_REFUSED, "too many pages")
             return
         page = _Page(websocket)
         channel = SeatChannel(gateway.endpoint, seat, token, page.push, None, *gateway.links.seat_keys(seat))
 
-        def public(message: dict[str, Any]) -> None:
-            page.push(message)
+        def public(message: dict[str, Any], text: str) -> None:
+            page.push(message, text)
             if message["kind"] in ("state", "snapshot"):
                 channel.refresh()
 

@@ -4,9 +4,11 @@ It also says whether the referee is reachable, in words for the pages' banner.""
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -17,14 +19,21 @@ from referee.client import ServiceUnavailable, StateMirror, check_referee, updat
 
 log = logging.getLogger("tabletop.web")
 
-Listener = Callable[[dict[str, Any]], None]
+# A listener gets each message with its JSON text: encoded once here for every page (16 pages
+# encoding the same state each was the gateway's own cost on every update).
+Listener = Callable[[dict[str, Any], str], None]
 RECENT = 20  # public events a page gets with its snapshot (the referee's own snapshot keeps 20)
 SILENT_S = 3.5  # the referee heartbeats every second: this long without a word means it is down
 RETRY_S = 1.0
 
 
+def encode(message: dict[str, Any]) -> str:
+    """A message as the pages get it: compact JSON."""
+    return json.dumps(message, separators=(",", ":"))
+
+
 class PublicFeed:
-    """Messages to listeners (called from the feed's thread; they must not block):
+    """Messages to listeners, with their JSON text (called from the feed's thread; they must not block):
     {"kind": "snapshot", "seq", "game", "state", "recent": [{"seq", "event"}]},
     {"kind": "event", "seq", "event", "words", "quiet"}, {"kind": "state", "seq", "state"},
     (events carry their sentence in `words`, the overview's own, so pages need no copy of it;
@@ -46,6 +55,7 @@ class PublicFeed:
         self._stop = threading.Event()
         self._mirror: StateMirror | None = None
         self._snapshot: dict[str, Any] | None = None
+        self._recent: deque[dict[str, Any]] = deque(maxlen=RECENT)  # the last event messages, as sent
         self._status: dict[str, Any] = {"kind": "status", "up": False, "message": "connecting to the referee"}
         self.ready = threading.Event()  # set once the first snapshot is in
         self._thread = threading.Thread(target=self._run, name="web-feed", daemon=True)
@@ -63,9 +73,9 @@ class PublicFeed:
         """Subscribe; the listener gets the status and the current snapshot first, then updates."""
         with self._lock:
             self._listeners.add(listener)
-            listener(self._status)
+            listener(self._status, encode(self._status))
             if self._snapshot is not None:
-                listener(self._snapshot)
+                listener(self._snapshot, encode(self._snapshot))
 
     def remove(self, listener: Listener) -> None:
         with self._lock:
@@ -80,12 +90,13 @@ class PublicFeed:
         return bool(self._status["up"])
 
     def _broadcast(self, message: dict[str, Any]) -> None:
+        text = encode(message)
         with self._lock:
             if message["kind"] == "status":
                 self._status = message
             for listener in list(self._listeners):
                 try:
-                    listener(message)
+                    listener(message, text)
                 except Exception:  # one broken page must not stop the feed for the others
                     log.exception("a page's listener failed")
 
@@ -128,12 +139,13 @@ class PublicFeed:
             self._mirror = None
 
     def _publish_snapshot(self, mirror: StateMirror) -> None:
+        self._recent = deque((_event(s, e) for s, e in mirror.events[-RECENT:]), maxlen=RECENT)
         self._snapshot = {
             "kind": "snapshot",
             "seq": mirror.state_seq,
             "game": mirror.game,
             "state": mirror.state,
-            "recent": [_event(s, e) for s, e in mirror.events[-RECENT:]],
+            "recent": list(self._recent),
         }
         self._last = (mirror.state_seq, mirror.resyncs, mirror.state)
         self._heard = time.monotonic()
@@ -147,21 +159,26 @@ class PublicFeed:
             self._set_status(True, "connected to the referee")
             return
         for event_seq, event in new:
-            self._broadcast(_event(event_seq, event))
+            message = _event(event_seq, event)
+            self._recent.append(message)
+            self._broadcast(message)
             self._heard = time.monotonic()
+        changed = bool(new)
         if mirror.state is not state:  # a state message came (after a change, or the heartbeat)
             self._heard = time.monotonic()
             self._set_status(True, "connected to the referee")
             if mirror.state_seq != seq or mirror.state != state:
                 self._broadcast({"kind": "state", "seq": mirror.state_seq, "state": mirror.state})
+                changed = True
         self._last = (mirror.state_seq, mirror.resyncs, mirror.state)
-        if self._snapshot is not None:
-            self._snapshot = {
-                **self._snapshot,
-                "seq": mirror.state_seq,
-                "state": mirror.state,
-                "recent": [_event(s, e) for s, e in mirror.events[-RECENT:]],
-            }
+        if changed and self._snapshot is not None:  # what a page opened now is given
+            with self._lock:
+                self._snapshot = {
+                    **self._snapshot,
+                    "seq": mirror.state_seq,
+                    "state": mirror.state,
+                    "recent": list(self._recent),
+                }
         silent = time.monotonic() - self._heard
         if silent > SILENT_S:
             self._set_status(False, f"the referee has not been heard from for {SILENT_S:g} s; waiting for it")

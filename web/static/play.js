@@ -1,6 +1,6 @@
 // A seat's page: the hand, the table, whose turn and which step, and the commands the referee
 // says this seat may send now (its "you_can"), as buttons and as cards to tap.
-import { connect, el, PublicMirror, REFUSED } from "./net.js";
+import { coalesced, connect, el, PublicMirror, REFUSED } from "./net.js";
 import { drawMasterPlan, drawThePlan, planWords, words, chip, centre } from "./draw.js";
 
 const token = decodeURIComponent(location.pathname.split("/").pop());
@@ -13,13 +13,14 @@ let counter = 0;
 
 fetch("/cards.json").then((r) => r.json()).then((t) => { texts = t; render(); }).catch(() => {});
 
+const redraw = coalesced(() => render());
 const line = connect(`/ws/play/${encodeURIComponent(token)}`, (msg) => {
-  if (mirror.apply(msg)) return render();
+  if (mirror.apply(msg)) return redraw();
   if (msg.kind === "view") { view = msg.view; seat = msg.seat; }
   else if (msg.kind === "reply") { pending = Math.max(0, pending - 1); lastError = msg.ok ? "" : msg.error.message; }
   else if (msg.kind === "error") { pending = Math.max(0, pending - 1); lastError = msg.message; }
   else if (msg.kind === "refused") refused = msg.message;
-  render();
+  redraw();
 }, (up, code) => { socketUp = up; if (code === REFUSED && !refused) refused = "this seat link does not work"; render(); });
 
 function send(command) {
