@@ -35,7 +35,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from display.words import describe_event
 from referee.protocol import MAX_MESSAGE_BYTES, ProtocolError, loads
 from web.channel import CommandRefused, SeatChannel, check_command
-from web.feed import PublicFeed, encode
+from web.feed import Batch, Message, PublicFeed, encode, opening
 from web.links import SeatKeys, SeatLinks, seats_of
 
 log = logging.getLogger("tabletop.web")
@@ -79,6 +79,7 @@ class Gateway:
         self.replay = replay
         feed_keys = (keys.server_public, keys.feed_keys()) if keys is not None else (None, None)
         self.feed = PublicFeed(router_endpoint, None, *feed_keys)
+        self.fanout = _Fanout(self.feed)
         self.links = SeatLinks(router_endpoint, keys=keys)
         self.links_file = Path(links_file) if links_file is not None else None
         self.links.saved = _read_links(self.links_file)
@@ -146,14 +147,19 @@ class _Page:
     def __init__(self, websocket: WebSocket) -> None:
         self.ws = websocket
         self.loop = asyncio.get_running_loop()
-        self.queue: asyncio.Queue[tuple[dict[str, Any], str] | None] = asyncio.Queue()
+        self.queue: asyncio.Queue[Message | None] = asyncio.Queue()
         self.too_slow = False
 
-    def push(self, message: dict[str, Any], text: str | None = None) -> None:
+    def push(self, message: dict[str, Any]) -> None:
         """From any thread."""
-        self.loop.call_soon_threadsafe(self._put, (message, text if text is not None else encode(message)))
+        self.loop.call_soon_threadsafe(self._put, (message, encode(message)))
 
-    def _put(self, item: tuple[dict[str, Any], str]) -> None:
+    def put(self, messages: list[Message]) -> None:
+        """In the loop."""
+        for item in messages:
+            self._put(item)
+
+    def _put(self, item: Message) -> None:
         if self.queue.qsize() >= MAX_QUEUED:
             self.too_slow = True  # it reconnects and starts again from a snapshot
             self.queue.put_nowait(None)
@@ -180,9 +186,59 @@ class _Page:
                 return
 
 
-def _more(item: tuple[dict[str, Any], str] | None) -> bool:
+def _more(item: Message | None) -> bool:
     """Whether a frame may go on after this item: not after "too slow" or a refusal (both close)."""
     return item is not None and item[0].get("kind") != "refused"
+
+
+class _Fanout:
+    """The public feed in the event loop: one listener of the feed for every page. Each batch
+    crosses to the loop once and is spread to the pages there, rather than each page's listener
+    waking the loop for each message (on a busy machine each wake-up of another thread can wait
+    for the interpreter lock: they added up to a visible lag)."""
+
+    def __init__(self, feed: PublicFeed) -> None:
+        self.feed = feed
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.pages: dict[_Page, Callable[[Batch], None] | None] = {}
+        self.last: Batch | None = None  # the newest batch the pages got: what a new page starts from
+
+    def add(self, page: _Page, on_batch: Callable[[Batch], None] | None = None) -> None:
+        """In the loop: the page gets the status and snapshot, then every batch; `on_batch` runs
+        after each batch's frames are on their way."""
+        self.pages[page] = on_batch
+        if self.loop is None:
+            self.loop = asyncio.get_running_loop()
+            self.feed.add(self._from_feed)  # its first batch is the status and the snapshot
+        elif self.last is not None:
+            last = self.last
+            self._deliver(Batch(opening(last.status, last.snapshot), last.status, last.snapshot), [page])
+
+    def remove(self, page: _Page) -> None:
+        self.pages.pop(page, None)
+
+    def _from_feed(self, batch: Batch) -> None:  # the feed's thread
+        assert self.loop is not None
+        if not self.loop.is_closed():
+            self.loop.call_soon_threadsafe(self._deliver, batch)
+
+    def _deliver(self, batch: Batch, pages: list[_Page] | None = None) -> None:
+        if pages is None:
+            self.last = batch
+        hooks = []
+        for page in pages if pages is not None else list(self.pages):
+            page.put(batch.messages)
+            if self.pages.get(page) is not None:
+                hooks.append(self.pages[page])
+        # The hooks (the seats fetching their views: six threads and the referee busy at once) run
+        # after the pages' sends, which are already waiting in the loop: they held those up by 0.1 s.
+        if hooks:
+            asyncio.get_running_loop().call_soon(_each, hooks, batch)
+
+
+def _each(hooks: list[Callable[[Batch], None]], batch: Batch) -> None:
+    for hook in hooks:
+        hook(batch)
 
 
 def frame(texts: list[str]) -> str:
@@ -326,11 +382,11 @@ def create_app(gateway: Gateway) -> Starlette:
     async def ws_table(websocket: WebSocket) -> None:
         await websocket.accept()
         page = _Page(websocket)
-        gateway.feed.add(page.push)
+        gateway.fanout.add(page)
         try:
             await _serve(websocket, page, None)
         finally:
-            gateway.feed.remove(page.push)
+            gateway.fanout.remove(page)
 
     async def ws_play(websocket: WebSocket) -> None:
         await websocket.accept()
@@ -362,18 +418,17 @@ def create_app(gateway: Gateway) -> Starlette:
         page = _Page(websocket)
         channel = SeatChannel(gateway.endpoint, seat, token, page.push, None, *gateway.links.seat_keys(seat))
 
-        def public(message: dict[str, Any], text: str) -> None:
-            page.push(message, text)
-            if message["kind"] in ("state", "snapshot"):
-                channel.refresh()
+        def public(batch: Batch) -> None:
+            if any(message["kind"] in ("state", "snapshot") for message, _ in batch.messages):
+                channel.refresh()  # the public state moved on: so may this seat's view
 
         gateway.channels.setdefault(token, set()).add(channel)
         channel.start()
-        gateway.feed.add(public)
+        gateway.fanout.add(page, public)
         try:
             await _serve(websocket, page, channel)
         finally:
-            gateway.feed.remove(public)
+            gateway.fanout.remove(page)
             channel.close()
             gateway.channels.get(token, set()).discard(channel)
 
