@@ -341,3 +341,70 @@ def test_a_phone_that_loses_its_socket_comes_back_to_the_current_state(tmp_path)
 def _latest_state_when_ready(table: Phone) -> dict:
     _wait_until(lambda: _latest_seq(table) >= 0, table.page, what="the table's first state")
     return _latest_state(table)
+
+
+def _centre(corners: list[list[float]]) -> tuple[float, float]:
+    return sum(c[0] for c in corners) / 4, sum(c[1] for c in corners) / 4
+
+
+def test_a_switch_is_reported_from_the_phone_by_tapping_where_both_cards_lie_now(tmp_path):
+    """Seed 11 deals ann a Switch. Everyone places a card above their start (ann her Switch) and
+    bob and cat end their next turns over plain connections; ann's phone then jumps onto the
+    Switch, chooses the two other cards, and taps where each of them lies after the swap."""
+    from referee.client import Connection
+
+    config = GAMES["masterplan"].make_config(SEATS, {})
+    with running_referee("masterplan", config, tmp_path, seed=11, port=free_port_pair()) as service:
+        with running_gateway(service.router_endpoint, card_texts=card_texts()) as web, browser() as chromium:
+            table, phones = _open_pages(chromium, web)
+            conns = {s: Connection(service.router_endpoint) for s in SEATS}
+            views = {
+                s: conn.join(s, token=web.gateway.links.tokens()[s])["view"] for s, conn in conns.items()
+            }
+            for turn in range(5):  # bob, cat, ann place; bob and cat then end their turns
+                state = _latest_state_when_ready(table)
+                seat = state["current"]
+                assert seat != "ann" or turn == 2, state
+                conn = conns[seat]
+                if state["step"] == "move":
+                    assert conn.request("skip_step")["ok"]
+                if turn < 3:
+                    start = next(s for s in views[seat]["table"] if s["space"] == f"start:{seat}")
+                    x0 = start["corners"][0][0]
+                    hand = conn.request("view")["view"]["hand"]
+                    card = next(h for h in hand if (h["name"] == "Switch") == (seat == "ann"))
+                    corners = [[x0, 98], [x0 + 63, 98], [x0 + 63, 186], [x0, 186]]
+                    assert conn.request("place_card", card=card["card"], corners=corners)["ok"]
+                before = service.session.seq
+                assert conn.request("draw")["ok"]
+                _wait_until(lambda b=before: _latest_seq(table) > b, table.page, what=f"{seat}'s draw")
+            for conn in conns.values():
+                conn.close()
+            phone = phones["ann"]
+            phone.page.wait_for_selector(".space.jump", timeout=10_000)
+            phone.page.locator(".space.jump polygon").first.click()
+            _wait_until(
+                lambda: (_latest_state(table).get("waiting") or {}).get("for") == "choose_target",
+                table.page,
+                what="the Switch's choice",
+            )
+            spaces = {s["space"]: s for s in _latest_state(table)["table"]}
+            a, b = sorted(s for s, space in spaces.items() if space["kind"] == "space" and not space["pawns"])
+            phone.page.locator(f"button:has-text('Choose {a} and {b}')").click(timeout=10_000)
+            phone.page.wait_for_selector(f"text=Tap where {a} lies now (1 of 2)", timeout=10_000)
+            # The exact swap the referee lists is a button too, but the cards lie where they were put:
+            # a little off from each other's old place.
+            assert phone.page.locator(f"button:has-text('{a} and {b} swapped')").count() == 1
+            (ax, ay), (bx, by) = _centre(spaces[a]["corners"]), _centre(spaces[b]["corners"])
+            phone.tap_table(bx + 4, by - 3)
+            phone.page.wait_for_selector(f"text=Tap where {b} lies now (2 of 2)", timeout=5_000)
+            assert phone.page.locator(f"[data-ghost='{a}']").count() == 1
+            before = _latest_seq(table)
+            phone.tap_table(ax - 2, ay + 5)
+            phone.idle()
+            _wait_until(lambda: _latest_seq(table) > before, table.page, what="the swap")
+            moved = {s["space"]: _centre(s["corners"]) for s in _latest_state(table)["table"]}
+            assert moved[a] == pytest.approx((bx + 4, by - 3), abs=3)
+            assert moved[b] == pytest.approx((ax - 2, ay + 5), abs=3)
+            assert phone.page.locator(".banner.error").count() == 0
+            assert not any(p.errors for p in [table, *phones.values()])

@@ -7,7 +7,8 @@ const token = decodeURIComponent(location.pathname.split("/").pop());
 const mirror = new PublicMirror();
 const CARD_W = 63, CARD_H = 88; // a poker card, in mm, for a placement tapped on the table
 let view = null, seat = "", refused = null, socketUp = false, lastError = "", pending = 0;
-let selected = null; // Master Plan: the hand card chosen for placing (its number), or "report" spaces
+let selected = null; // Master Plan: the hand card chosen for placing (its number), or a jump's choices
+let reported = {}; // Master Plan: new places tapped so far for a Switch (two) or Control Panel (one)
 let texts = {};
 let counter = 0;
 
@@ -43,6 +44,7 @@ function label(c) {
     case "play_card": return `Play ${cardName(c.card)} from your hand`;
     case "peek": return `Peek at ${c.space}`;
     case "report_identity": return `It is ${c.name}`;
+    case "report_positions": return `Each lies where the other was (${Object.keys(c.positions).join(" and ")} swapped)`;
     case "commit_plan": return `Commit ${planWords(c.plan, (view || {}).plan_faces || {})} face down`;
     case "withdraw_plan": return "Take back your Plan";
     case "choose_colour": return `Take every ${words(c.colour)}`;
@@ -93,11 +95,12 @@ function masterPlan(state, options) {
   if (canPlace && typeof selected === "number") {
     tapOptions.onTable = (x, y) => send({ type: "place_card", card: selected, corners: cardAt(x, y) });
   } else if (reporting) {
-    const space = state.waiting.spaces[0];
-    tapOptions.onTable = (x, y) => send({ type: "report_positions", positions: { [space]: cardAt(x, y) } });
+    tapOptions.onTable = (x, y) => reportAt(state, x, y);
+    tapOptions.ghosts = Object.entries(reported);
   }
+  if (!reporting) reported = {};
   const parts = [el("div", { class: "board" }, drawMasterPlan(state, tapOptions))];
-  if (reporting) parts.push(el("p", { class: "hint" }, `Tap where ${state.waiting.spaces[0]} goes now.`));
+  if (reporting) parts.push(...reportHint(state.waiting));
   if (Object.keys(tapOptions.jumps).length) {
     parts.push(el("ul", { class: "jumps" }, ...Object.values(tapOptions.jumps).map((m) =>
       el("li", { class: `verdict-${m.verdict}` }, `${m.to}: ${Number(m.gap_mm).toFixed(1)} mm, ${words(m.verdict)}`,
@@ -119,6 +122,43 @@ function masterPlan(state, options) {
   parts.push(actions(options.filter((c) => c.type !== "move")));
   return parts;
 }
+
+// A Switch (two spaces) or a Control Panel (one) was carried out on the table: the player taps
+// where each card lies now, one after the other, and the report goes once every card is tapped.
+function reportAt(state, x, y) {
+  const spaces = state.waiting.spaces;
+  const next = spaces.find((s) => !reported[s]);
+  reported = { ...reported, [next]: movedTo(state, next, x, y) };
+  if (spaces.some((s) => !reported[s])) return render();
+  const positions = reported;
+  reported = {}; // a refused report (cards not swapped, overlapping) is tapped again from the start
+  send({ type: "report_positions", positions });
+}
+
+function reportHint(waiting) {
+  const next = waiting.spaces.find((s) => !reported[s]);
+  const swap = waiting.spaces.length === 2;
+  const text = swap
+    ? `${waiting.card_name || "Switch"}: ${waiting.spaces.join(" and ")} swap places. Tap where ${next} lies now` +
+      ` (${waiting.spaces.indexOf(next) + 1} of 2).`
+    : `Tap where ${next} lies now.`;
+  const out = [el("p", { class: "hint" }, text)];
+  if (Object.keys(reported).length) {
+    out.push(el("div", { class: "actions" }, el("button", { "data-type": "retap", onclick: () => { reported = {}; render(); } },
+      "Tap again from the first card")));
+  }
+  return out;
+}
+
+// The space's own outline moved so its centre is at (x, y): the card keeps its size and turn.
+function movedTo(state, space, x, y) {
+  const card = (state.table || []).find((s) => s.space === space);
+  if (!card) return cardAt(x, y);
+  const [cx, cy] = centre(card.corners);
+  return card.corners.map(([px, py]) => [round1(px - cx + x), round1(py - cy + y)]);
+}
+
+const round1 = (v) => Math.round(v * 10) / 10;
 
 function cardAt(x, y) {
   return [[x - CARD_W / 2, y - CARD_H / 2], [x + CARD_W / 2, y - CARD_H / 2], [x + CARD_W / 2, y + CARD_H / 2], [x - CARD_W / 2, y + CARD_H / 2]];
