@@ -408,3 +408,87 @@ def test_a_switch_is_reported_from_the_phone_by_tapping_where_both_cards_lie_now
             assert moved[b] == pytest.approx((ax - 2, ay + 5), abs=3)
             assert phone.page.locator(".banner.error").count() == 0
             assert not any(p.errors for p in [table, *phones.values()])
+
+
+def test_a_physical_table_of_the_plan_is_reported_by_the_stewards_phone_and_played_on_the_phones(tmp_path):
+    """mode=physical: the steward gets a link too; its page offers the pieces still face down as
+    their printed faces (tap what was turned over) and each seat's Plan as a choice of the Plans
+    not seen yet. Two turns: the steward reports, the players act on their phones between."""
+    config = GAMES["theplan"].make_config(SEATS, {"mode": "physical"})
+    rnd = random.Random(5)
+    with running_referee("theplan", config, tmp_path, port=free_port_pair()) as service:
+        with running_gateway(service.router_endpoint) as web, browser() as chromium:
+            tokens = web.gateway.links.tokens()
+            assert set(tokens) == {*SEATS, "steward"}
+            table, phones = _open_pages(chromium, web)
+            steward = Phone(
+                chromium.new_context(viewport=PHONE, has_touch=True),
+                f"http://127.0.0.1:{web.port}/play/{tokens['steward']}",
+            )
+            page = steward.page
+            for turn in (1, 2):
+                page.wait_for_selector("text=Treasures turned over: 0 of 5", timeout=15_000)
+                assert page.locator("button[data-type=report_reveal][disabled]").count() == 1
+                for what, wanted in (("treasures", 5), ("trinkets", 3)):
+                    for n in range(wanted):
+                        page.locator(f".reveal.{what} .pile button:not([disabled])").nth(n).click()
+                    page.wait_for_selector(f".reveal.{what} .turned button >> nth={wanted - 1}")
+                # Put one back and turn over another: what is reported is what is picked at the end.
+                page.locator(".reveal.treasures .turned button").first.click()
+                page.locator(".reveal.treasures .pile button:not([disabled])").last.click()
+                picked = page.eval_on_selector_all(
+                    ".reveal.treasures .turned button", "bs => bs.map(b => b.dataset.picked)"
+                )
+                if turn == 1:
+                    _shoot(page, "web-steward-phone.png", tmp_path)
+                page.locator("button[data-type=report_reveal]").click()
+                steward.idle()
+                _wait_until(lambda: _latest_state(table)["phase"] == "report_plans", page, what="the reveal")
+                got = sorted(_latest_state(table)["face_up"]["treasures"])
+                assert set(picked) <= set(got), (got, picked)  # what lay face up before stays
+                for seat in SEATS:
+                    select = page.locator(f"select[data-seat={seat}]")
+                    options = select.locator("option").evaluate_all(
+                        "os => os.map(o => o.value).filter(v => v)"
+                    )
+                    select.select_option(rnd.choice(options))
+                    page.locator(f"button[data-type=report_plan][data-seat={seat}]").click()
+                    steward.idle()
+                    assert page.locator(".banner.error").count() == 0, page.locator(
+                        ".banner.error"
+                    ).inner_text()
+                    _wait_until(
+                        lambda s=seat: (
+                            _latest_state(table)["players"][s]["committed"]
+                            or _latest_state(table)["phase"] != "report_plans"
+                        ),
+                        page,
+                        what=f"{seat}'s Plan",
+                    )
+                # The players act on their phones until the steward is asked again (or the game ends).
+                for _ in range(60):
+                    _wait_until(
+                        lambda: _latest_seq(table) >= service.session.seq, table.page, what="the table"
+                    )
+                    state = _latest_state(table)
+                    if state["phase"] == "reveal" and state["turn_number"] > turn or state.get("result"):
+                        break
+                    acting = [s for s in state["to_act"] if s in phones]
+                    if not acting:
+                        table.page.wait_for_timeout(50)
+                        continue
+                    phone = phones[acting[0]]
+                    phone.idle()
+                    buttons = phone.buttons()
+                    _wait_until(lambda b=buttons: b.count() > 0, phone.page, what=f"{acting[0]}'s options")
+                    before = table.seq()
+                    buttons.nth(rnd.randrange(buttons.count())).click()
+                    phone.idle()
+                    _wait_until(lambda b=before: table.seq() > b, table.page, what="the move")
+                else:
+                    raise AssertionError("the turn did not end")
+            assert not any(p.errors for p in [table, steward, *phones.values()])
+    # The steward's page gets the public feed and its own view only; the players' pages no secret.
+    assert_no_other_seats_secrets(
+        {**{s: p.frames for s, p in phones.items()}, "steward": steward.frames}, table.frames
+    )
