@@ -19,6 +19,7 @@ import logging
 import os
 import secrets
 import string
+import threading
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
@@ -64,13 +65,16 @@ class Gateway:
         replay: dict[str, Any] | None = None,
         keys: SeatKeys | None = None,
         links_file: str | Path | None = None,
+        links_for_free_seats: bool = True,
     ) -> None:
         """`projector`: the public state -> the projector's picture as PNG (the CLI wires the
         overlay of display.projector with a calibration), or None without a projector. `replay`:
         a stored game's public steps ({"game", "steps": [{"seq", "event", "state"}]}) for /replay.
         `keys`: a --secure referee's keys (each seat's, and an observer's for the public feed).
         `links_file`: where the seat links' tokens are kept (readable by this user only), so a
-        gateway started again on the same file serves the same links."""
+        gateway started again on the same file serves the same links. `links_for_free_seats`:
+        False when the file may be another game's (a default path by the referee's address): its
+        tokens then only win back seats the referee still holds for them."""
         self.endpoint = router_endpoint
         self.base_url = base_url.rstrip("/")
         self.card_texts = card_texts or {}
@@ -83,6 +87,8 @@ class Gateway:
         self.links = SeatLinks(router_endpoint, keys=keys)
         self.links_file = Path(links_file) if links_file is not None else None
         self.links.saved = _read_links(self.links_file)
+        self.links.saved_for_free_seats = links_for_free_seats
+        self._saving = threading.Lock()  # the links thread and a caller may both save
         self.channels: dict[str, set[SeatChannel]] = {}  # token -> the pages using it
 
     def start(self) -> None:
@@ -99,16 +105,16 @@ class Gateway:
         return True
 
     def _save_links(self) -> None:
-        tokens = {**self.links.saved, **self.links.tokens()}  # seats not taken yet keep theirs
-        if self.links_file is None or tokens == self.links.saved:
-            return
-        # Written whole, then moved into place: a crash never leaves half a file; 0600, it holds seats.
-        part = self.links_file.with_name(self.links_file.name + ".part")
-        fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(tokens, out)
-        os.replace(part, self.links_file)
-        self.links.saved = tokens
+        with self._saving:
+            tokens = {**self.links.saved, **self.links.tokens()}  # seats not taken yet keep theirs
+            if self.links_file is None or tokens == self.links.saved:
+                return
+            try:
+                write_private(self.links_file, json.dumps(tokens))
+            except OSError as exc:  # the links work on; only a restart would lose them
+                log.warning("the seat links could not be kept in %s: %s", self.links_file, exc.strerror)
+                return
+            self.links.saved = tokens
 
     def link(self, token: str) -> str:
         return f"{self.base_url}/play/{token}"
@@ -252,6 +258,18 @@ PAGES = {
     "table": ("The table", "table", "table"),
     "replay": ("Replay", "replay", "table replay"),
 }
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write a file only this user may read (its folder too, when made here): written whole, then
+    moved into place, so a crash never leaves half a file."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    part = path.with_name(path.name + ".part")
+    part.unlink(missing_ok=True)  # a stale one may have other permissions
+    fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)
+    os.replace(part, path)
 
 
 def _read_links(path: Path | None) -> dict[str, str]:

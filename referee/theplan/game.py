@@ -573,7 +573,9 @@ class ThePlanGame:
                 out.append(ReportReveal(STEWARD, tr, tk))
             return out
         if s.phase == "report_plans":
-            return [ReportPlan(STEWARD, seat, p) for seat in self._plans_to_report() for p in self._unseen_plans()]
+            return [
+                ReportPlan(STEWARD, seat, p) for seat in self._plans_to_report() for p in self._unseen_plans()
+            ]
         return []
 
     def _plans_to_report(self) -> list[str]:
