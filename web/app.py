@@ -225,8 +225,10 @@ class _Fanout:
 
     def _from_feed(self, batch: Batch) -> None:  # the feed's thread
         assert self.loop is not None
-        if not self.loop.is_closed():
+        try:
             self.loop.call_soon_threadsafe(self._deliver, batch)
+        except RuntimeError:  # the server stopped (its loop closed): nobody to give it to
+            pass
 
     def _deliver(self, batch: Batch, pages: list[_Page] | None = None) -> None:
         if pages is None:

@@ -19,15 +19,15 @@ from typing import Any
 import zmq
 
 from referee.client import Connection, ServiceUnavailable
-from referee.theplan.commands import STEWARD
 
 
 def seats_of(state: dict[str, Any]) -> list[str]:
     """The seats of a public state: The Plan lists "seats", Master Plan its "players". A physical
-    table of The Plan has its steward too, who reports the table: it gets a link like a seat."""
+    table of The Plan lists its steward under "reporters": it gets a link like a seat."""
     seats = state.get("seats")
     if isinstance(seats, list) and all(isinstance(s, str) for s in seats):
-        return [*seats, STEWARD] if state.get("mode") == "physical" else list(seats)
+        reporters = state.get("reporters") or []
+        return [*seats, *(r for r in reporters if isinstance(r, str))]
     return [
         p["name"] for p in state.get("players", []) if isinstance(p, dict) and isinstance(p.get("name"), str)
     ]

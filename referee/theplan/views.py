@@ -40,6 +40,8 @@ def public_view(s: State, scores: dict[str, dict]) -> dict:
         "bribes": s.config.bribes,
         "removed_plan_types": list(s.config.removed_plan_types or ()),
         "seats": list(s.config.seats),
+        # Who reports the table (physical mode): a seat of its own, so a display can offer it one.
+        "reporters": [STEWARD] if physical else [],
         "ghosts": list(s.config.ghosts),
         "round": s.round,
         "turn": s.turn_in_round,
