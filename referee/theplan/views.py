@@ -117,7 +117,7 @@ def steward_view(
     printed on them, and how many of each are turned over (`reveal`). While Plans are reported:
     the seats still to report (`to_report`) and the Plans not seen yet (`unseen`), with faces."""
     view = public_view(s, scores)
-    view["you"] = STEWARD
+    view["you"] = {"player": STEWARD}  # the shape of a seat's view, for the displays that read it
     report: dict = {}
     if s.physical and s.phase == "reveal":
         report = {
