@@ -218,6 +218,11 @@ class ThePlanAdapter(_EngineAdapter):
         self.setup(config, 0)
         return config
 
+    def player_view(self, game: Any, seat: str) -> dict[str, Any]:
+        if seat == theplan.STEWARD:  # what the steward may report, for a phone to offer it
+            return game.steward_view()
+        return super().player_view(game, seat)
+
     def seats(self, game: Any) -> list[str]:
         return list(game.state.config.seats)
 

@@ -335,3 +335,23 @@ def test_pawn_colours_name_their_seats_in_any_case():
     }
     with pytest.raises(CommandError, match="'Bob' is not a seat"):
         _pawns("red=Bob", ["Monster Nash", "Ms. Fyre"])
+
+
+def test_the_stewards_view_of_a_physical_table_says_what_may_be_reported_and_draws_like_a_seats():
+    """The steward's view (what a phone offers it) keeps a seat view's shape, so the terminal and
+    the player display draw it too."""
+    from display.player import render_player_view
+
+    adapter = GAMES["theplan"]
+    game, _ = adapter.setup(adapter.make_config(["ann", "bob", "cat"], {"mode": "physical"}), 3)
+    view = adapter.player_view(game, "steward")
+    assert view["you"] == {"player": "steward"} and view["reporters"] == ["steward"]
+    report = view["report"]
+    assert report["treasures_wanted"] == 5 and len(report["treasures"]) == view["piles"]["treasures"]
+    assert screen_lines(view, [], "theplan") and render_player_view("theplan", view).size
+    treasures, trinkets = sorted(report["treasures"])[:5], sorted(report["trinkets"])[:3]
+    adapter.apply(
+        game, {"type": "report_reveal", "player": "steward", "treasures": treasures, "trinkets": trinkets}
+    )
+    report = adapter.player_view(game, "steward")["report"]
+    assert report["seats"] == ["ann", "bob", "cat"] and len(report["plans"]) == 72

@@ -27,7 +27,8 @@ SEATS = ["ann", "bob", "cat"]
 
 
 class WsPage:
-    """A page's socket: every frame it receives is kept, with the time it came."""
+    """A page's socket: every message it receives is kept (a frame is an array of them), with the
+    time it came."""
 
     def __init__(self, url: str) -> None:
         self.ws = connect(url, open_timeout=5, max_size=None).__enter__()  # closed by close()
@@ -41,8 +42,10 @@ class WsPage:
         try:
             while True:
                 raw = self.ws.recv()
+                batch = json.loads(raw)
+                assert isinstance(batch, list), f"a frame is a JSON array of messages, not {raw[:80]}"
                 with self._cv:
-                    self.frames.append((time.monotonic(), json.loads(raw)))
+                    self.frames.extend((time.monotonic(), message) for message in batch)
                     self._cv.notify_all()
         except ConnectionClosed:
             pass
@@ -524,6 +527,31 @@ def test_a_gateway_started_again_on_its_links_file_serves_the_same_links(tmp_pat
             page.close()
             renewed = web.gateway.renew("cat")
             assert json.loads(links.read_text())["cat"] == renewed != first["cat"]
+
+
+def test_a_links_file_that_may_be_another_games_wins_back_only_the_seats_the_referee_holds(tmp_path):
+    """The default file of `tabletop web` (by the referee's address) may hold an earlier game's
+    tokens: they win back the seats a running referee still holds for them (a gateway restart),
+    and never take the free seats of a new game."""
+    links = tmp_path / "state" / "tabletop" / "web-links.json"
+    for game in ("one", "two"):
+        (tmp_path / game).mkdir()
+    with _theplan(tmp_path / "one") as service:
+        with running_gateway(service.router_endpoint, links_file=links, links_for_free_seats=False) as web:
+            first = web.gateway.links.tokens()
+        assert json.loads(links.read_text()) == first and sorted(first) == SEATS
+        assert links.stat().st_mode & 0o077 == 0 and links.parent.stat().st_mode & 0o077 == 0
+        with running_gateway(service.router_endpoint, links_file=links, links_for_free_seats=False) as web:
+            assert web.gateway.links.tokens() == first  # the restart keeps every link
+            page = WsPage(_url(web, f"/ws/play/{first['bob']}"))
+            assert page.wait(lambda f: f["kind"] == "view")["seat"] == "bob"
+            page.close()
+    with _theplan(tmp_path / "two") as service:  # a new game: the old links must not open it
+        with running_gateway(service.router_endpoint, links_file=links, links_for_free_seats=False) as web:
+            fresh = web.gateway.links.tokens()
+            assert sorted(fresh) == SEATS and not set(fresh.values()) & set(first.values())
+            assert _get(web, f"/play/{first['ann']}")[0] == 404
+        assert json.loads(links.read_text()) == fresh
 
 
 def test_a_replay_reads_a_game_file_while_its_referee_runs(tmp_path):

@@ -27,7 +27,7 @@ SEATS = ["ann", "bob", "cat"]
 
 
 class Phone:
-    """One browser page on a seat's link (or /table), with every frame its socket received."""
+    """One browser page on a seat's link (or /table), with every message its socket received."""
 
     def __init__(self, context, url: str) -> None:
         self.page = context.new_page()
@@ -38,7 +38,7 @@ class Phone:
         self.page.goto(url)
 
     def _frame(self, payload) -> None:
-        self.frames.append(json.loads(payload))
+        self.frames.extend(json.loads(payload))  # a frame is a JSON array of messages
 
     def seq(self) -> int:
         return int(self.page.evaluate("document.body.dataset.seq || -1"))
@@ -341,3 +341,154 @@ def test_a_phone_that_loses_its_socket_comes_back_to_the_current_state(tmp_path)
 def _latest_state_when_ready(table: Phone) -> dict:
     _wait_until(lambda: _latest_seq(table) >= 0, table.page, what="the table's first state")
     return _latest_state(table)
+
+
+def _centre(corners: list[list[float]]) -> tuple[float, float]:
+    return sum(c[0] for c in corners) / 4, sum(c[1] for c in corners) / 4
+
+
+def test_a_switch_is_reported_from_the_phone_by_tapping_where_both_cards_lie_now(tmp_path):
+    """Seed 11 deals ann a Switch. Everyone places a card above their start (ann her Switch) and
+    bob and cat end their next turns over plain connections; ann's phone then jumps onto the
+    Switch, chooses the two other cards, and taps where each of them lies after the swap."""
+    from referee.client import Connection
+
+    config = GAMES["masterplan"].make_config(SEATS, {})
+    with running_referee("masterplan", config, tmp_path, seed=11, port=free_port_pair()) as service:
+        with running_gateway(service.router_endpoint, card_texts=card_texts()) as web, browser() as chromium:
+            table, phones = _open_pages(chromium, web)
+            conns = {s: Connection(service.router_endpoint) for s in SEATS}
+            views = {
+                s: conn.join(s, token=web.gateway.links.tokens()[s])["view"] for s, conn in conns.items()
+            }
+            for turn in range(5):  # bob, cat, ann place; bob and cat then end their turns
+                state = _latest_state_when_ready(table)
+                seat = state["current"]
+                assert seat != "ann" or turn == 2, state
+                conn = conns[seat]
+                if state["step"] == "move":
+                    assert conn.request("skip_step")["ok"]
+                if turn < 3:
+                    start = next(s for s in views[seat]["table"] if s["space"] == f"start:{seat}")
+                    x0 = start["corners"][0][0]
+                    hand = conn.request("view")["view"]["hand"]
+                    card = next(h for h in hand if (h["name"] == "Switch") == (seat == "ann"))
+                    corners = [[x0, 98], [x0 + 63, 98], [x0 + 63, 186], [x0, 186]]
+                    assert conn.request("place_card", card=card["card"], corners=corners)["ok"]
+                before = service.session.seq
+                assert conn.request("draw")["ok"]
+                _wait_until(lambda b=before: _latest_seq(table) > b, table.page, what=f"{seat}'s draw")
+            for conn in conns.values():
+                conn.close()
+            phone = phones["ann"]
+            phone.page.wait_for_selector(".space.jump", timeout=10_000)
+            phone.page.locator(".space.jump polygon").first.click()
+            _wait_until(
+                lambda: (_latest_state(table).get("waiting") or {}).get("for") == "choose_target",
+                table.page,
+                what="the Switch's choice",
+            )
+            spaces = {s["space"]: s for s in _latest_state(table)["table"]}
+            a, b = sorted(s for s, space in spaces.items() if space["kind"] == "space" and not space["pawns"])
+            phone.page.locator(f"button:has-text('Choose {a} and {b}')").click(timeout=10_000)
+            phone.page.wait_for_selector(f"text=Tap where {a} lies now (1 of 2)", timeout=10_000)
+            # The exact swap the referee lists is a button too, but the cards lie where they were put:
+            # a little off from each other's old place.
+            assert phone.page.locator(f"button:has-text('{a} and {b} swapped')").count() == 1
+            (ax, ay), (bx, by) = _centre(spaces[a]["corners"]), _centre(spaces[b]["corners"])
+            phone.tap_table(bx + 4, by - 3)
+            phone.page.wait_for_selector(f"text=Tap where {b} lies now (2 of 2)", timeout=5_000)
+            assert phone.page.locator(f"[data-ghost='{a}']").count() == 1
+            before = _latest_seq(table)
+            phone.tap_table(ax - 2, ay + 5)
+            phone.idle()
+            _wait_until(lambda: _latest_seq(table) > before, table.page, what="the swap")
+            moved = {s["space"]: _centre(s["corners"]) for s in _latest_state(table)["table"]}
+            assert moved[a] == pytest.approx((bx + 4, by - 3), abs=3)
+            assert moved[b] == pytest.approx((ax - 2, ay + 5), abs=3)
+            assert phone.page.locator(".banner.error").count() == 0
+            assert not any(p.errors for p in [table, *phones.values()])
+
+
+def test_a_physical_table_of_the_plan_is_reported_by_the_stewards_phone_and_played_on_the_phones(tmp_path):
+    """mode=physical: the steward gets a link too; its page offers the pieces still face down as
+    their printed faces (tap what was turned over) and each seat's Plan as a choice of the Plans
+    not seen yet. Two turns: the steward reports, the players act on their phones between."""
+    config = GAMES["theplan"].make_config(SEATS, {"mode": "physical"})
+    rnd = random.Random(5)
+    with running_referee("theplan", config, tmp_path, port=free_port_pair()) as service:
+        with running_gateway(service.router_endpoint) as web, browser() as chromium:
+            tokens = web.gateway.links.tokens()
+            assert set(tokens) == {*SEATS, "steward"}
+            table, phones = _open_pages(chromium, web)
+            steward = Phone(
+                chromium.new_context(viewport=PHONE, has_touch=True),
+                f"http://127.0.0.1:{web.port}/play/{tokens['steward']}",
+            )
+            page = steward.page
+            for turn in (1, 2):
+                page.wait_for_selector("text=Treasures turned over: 0 of 5", timeout=15_000)
+                assert page.locator("button[data-type=report_reveal][disabled]").count() == 1
+                for what, wanted in (("treasures", 5), ("trinkets", 3)):
+                    for n in range(wanted):
+                        page.locator(f".reveal.{what} .pile button:not([disabled])").nth(n).click()
+                    page.wait_for_selector(f".reveal.{what} .turned button >> nth={wanted - 1}")
+                # Put one back and turn over another: what is reported is what is picked at the end.
+                page.locator(".reveal.treasures .turned button").first.click()
+                page.locator(".reveal.treasures .pile button:not([disabled])").last.click()
+                picked = page.eval_on_selector_all(
+                    ".reveal.treasures .turned button", "bs => bs.map(b => b.dataset.picked)"
+                )
+                if turn == 1:
+                    _shoot(page, "web-steward-phone.png", tmp_path)
+                page.locator("button[data-type=report_reveal]").click()
+                steward.idle()
+                _wait_until(lambda: _latest_state(table)["phase"] == "report_plans", page, what="the reveal")
+                got = sorted(_latest_state(table)["face_up"]["treasures"])
+                assert set(picked) <= set(got), (got, picked)  # what lay face up before stays
+                for seat in SEATS:
+                    select = page.locator(f"select[data-seat={seat}]")
+                    options = select.locator("option").evaluate_all(
+                        "os => os.map(o => o.value).filter(v => v)"
+                    )
+                    select.select_option(rnd.choice(options))
+                    page.locator(f"button[data-type=report_plan][data-seat={seat}]").click()
+                    steward.idle()
+                    assert page.locator(".banner.error").count() == 0, page.locator(
+                        ".banner.error"
+                    ).inner_text()
+                    _wait_until(
+                        lambda s=seat: (
+                            _latest_state(table)["players"][s]["committed"]
+                            or _latest_state(table)["phase"] != "report_plans"
+                        ),
+                        page,
+                        what=f"{seat}'s Plan",
+                    )
+                # The players act on their phones until the steward is asked again (or the game ends).
+                for _ in range(60):
+                    _wait_until(
+                        lambda: _latest_seq(table) >= service.session.seq, table.page, what="the table"
+                    )
+                    state = _latest_state(table)
+                    if state["phase"] == "reveal" and state["turn_number"] > turn or state.get("result"):
+                        break
+                    acting = [s for s in state["to_act"] if s in phones]
+                    if not acting:
+                        table.page.wait_for_timeout(50)
+                        continue
+                    phone = phones[acting[0]]
+                    phone.idle()
+                    buttons = phone.buttons()
+                    _wait_until(lambda b=buttons: b.count() > 0, phone.page, what=f"{acting[0]}'s options")
+                    before = table.seq()
+                    buttons.nth(rnd.randrange(buttons.count())).click()
+                    phone.idle()
+                    _wait_until(lambda b=before: table.seq() > b, table.page, what="the move")
+                else:
+                    raise AssertionError("the turn did not end")
+            assert not any(p.errors for p in [table, steward, *phones.values()])
+    # The steward's page gets the public feed and its own view only; the players' pages no secret.
+    assert_no_other_seats_secrets(
+        {**{s: p.frames for s, p in phones.items()}, "steward": steward.frames}, table.frames
+    )

@@ -8,11 +8,18 @@ import subprocess
 import sys
 import time
 import urllib.request
+from pathlib import Path
 
 import pytest
 from service_helpers import free_port_pair, referee_args, start_referee_process
 
 LINK_RE = re.compile(r"^  (\w+): (http://\S+/play/(\S+))$", re.M)
+
+
+@pytest.fixture(autouse=True)
+def _state_folder(tmp_path, monkeypatch):
+    """`tabletop web` keeps its links in the user's state folder: here the test's own."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
 
 
 def _free_port() -> int:
@@ -109,3 +116,50 @@ def test_a_secure_referee_with_web_acts_for_each_seat_with_its_key(tmp_path):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+@pytest.mark.slow
+def test_the_seat_links_survive_a_restart_of_the_web_view_by_default(tmp_path):
+    """No --links: `tabletop web` keeps its tokens by the referee's address in the user's state
+    folder (XDG_STATE_HOME), `tabletop referee --web` beside its --db; started again, each prints
+    the same links (the referee --resume'd for the second), and a new game gets new ones."""
+    port = free_port_pair()
+    referee = start_referee_process(tmp_path / "heist.sqlite", port, "--players", "ann,bob,cat")
+    web_args = [sys.executable, "-m", "tabletop", "web", "--connect", f"127.0.0.1:{port}", "--port",
+                str(_free_port()), "--web-bind", "127.0.0.1", "--no-qr"]  # fmt: skip
+    printed = []
+    try:
+        for _ in range(2):
+            web = subprocess.Popen(web_args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            try:
+                printed.append(
+                    {seat: link.rsplit("/", 1)[1] for seat, link in _read_links(web, 3)[1].items()}
+                )
+            finally:
+                web.terminate()
+                web.wait(10)
+    finally:
+        referee.kill()
+        referee.wait(10)
+    assert printed[0] == printed[1] and sorted(printed[0]) == ["ann", "bob", "cat"]
+    (kept,) = (tmp_path / "state" / "tabletop").iterdir()
+    assert kept.stat().st_mode & 0o077 == 0 and printed[0]["ann"] in kept.read_text()
+
+    db = tmp_path / "beside.sqlite"
+    tokens = []
+    for extra in (["--players", "ann,bob,cat"], ["--resume"], None):
+        if extra is None:  # a new game in the same file: the old links must not open it
+            for path in tmp_path.glob("beside.sqlite*"):
+                if not path.name.endswith(".web-links"):
+                    path.unlink()
+            extra = ["--players", "ann,bob,cat"]
+        args = referee_args(db, free_port_pair(), *extra, "--web", str(_free_port()), "--web-bind", "127.0.0.1",
+                            "--no-qr")  # fmt: skip
+        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            tokens.append({seat: link.rsplit("/", 1)[1] for seat, link in _read_links(proc, 3)[1].items()})
+        finally:
+            proc.terminate()
+            proc.wait(10)
+    assert tokens[0] == tokens[1] and not set(tokens[2].values()) & set(tokens[0].values())
+    assert Path(f"{db}.web-links").stat().st_mode & 0o077 == 0

@@ -19,14 +19,24 @@ DESKTOP = {"width": 1366, "height": 900}
 
 @contextmanager
 def running_gateway(
-    router_endpoint: str, take_seats: bool = True, card_texts: dict | None = None, keys=None, links_file=None
+    router_endpoint: str,
+    take_seats: bool = True,
+    card_texts: dict | None = None,
+    keys=None,
+    links_file=None,
+    links_for_free_seats: bool = True,
 ):
     sock = listen("127.0.0.1", 0)
     port = sock.getsockname()[1]
-    server = WebServer(
-        Gateway(router_endpoint, f"http://127.0.0.1:{port}", card_texts, keys=keys, links_file=links_file),
-        sock,
-    ).start()
+    gateway = Gateway(
+        router_endpoint,
+        f"http://127.0.0.1:{port}",
+        card_texts,
+        keys=keys,
+        links_file=links_file,
+        links_for_free_seats=links_for_free_seats,
+    )
+    server = WebServer(gateway, sock).start()
     try:
         if take_seats:
             assert server.gateway.take_seats(15), "the gateway never reached the referee"

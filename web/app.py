@@ -7,6 +7,7 @@ GET  /host/<secret>    the host's page: every seat's link and QR code, and "rene
 WS   /ws/table         the public feed: snapshot, then numbered events and states
 WS   /ws/play/<token>  the public feed plus this seat's view, private messages and replies;
                        the page sends {"id", "command": {...}}, passed to the referee unchanged
+Each frame to a page is a JSON array of messages: what waited for it, in order.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import logging
 import os
 import secrets
 import string
+import threading
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
@@ -34,13 +36,14 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from display.words import describe_event
 from referee.protocol import MAX_MESSAGE_BYTES, ProtocolError, loads
 from web.channel import CommandRefused, SeatChannel, check_command
-from web.feed import PublicFeed
+from web.feed import Batch, Message, PublicFeed, encode, opening
 from web.links import SeatKeys, SeatLinks, seats_of
 
 log = logging.getLogger("tabletop.web")
 
 STATIC = resources.files("web") / "static"
 MAX_QUEUED = 2_000  # messages waiting for one browser; a page that reads none is sent away
+MAX_BATCH = 200  # messages in one frame at most (a page far behind still gets them in pieces)
 CLOSE_TOO_SLOW = 4000  # the page reconnects (and gets a snapshot) when closed with this code
 CLOSE_REFUSED = 4403  # the page shows why and does not reconnect
 # Pages open at once on one seat's link: each holds a thread and a connection to the referee (which
@@ -62,13 +65,16 @@ class Gateway:
         replay: dict[str, Any] | None = None,
         keys: SeatKeys | None = None,
         links_file: str | Path | None = None,
+        links_for_free_seats: bool = True,
     ) -> None:
         """`projector`: the public state -> the projector's picture as PNG (the CLI wires the
         overlay of display.projector with a calibration), or None without a projector. `replay`:
         a stored game's public steps ({"game", "steps": [{"seq", "event", "state"}]}) for /replay.
         `keys`: a --secure referee's keys (each seat's, and an observer's for the public feed).
         `links_file`: where the seat links' tokens are kept (readable by this user only), so a
-        gateway started again on the same file serves the same links."""
+        gateway started again on the same file serves the same links. `links_for_free_seats`:
+        False when the file may be another game's (a default path by the referee's address): its
+        tokens then only win back seats the referee still holds for them."""
         self.endpoint = router_endpoint
         self.base_url = base_url.rstrip("/")
         self.card_texts = card_texts or {}
@@ -77,9 +83,12 @@ class Gateway:
         self.replay = replay
         feed_keys = (keys.server_public, keys.feed_keys()) if keys is not None else (None, None)
         self.feed = PublicFeed(router_endpoint, None, *feed_keys)
+        self.fanout = _Fanout(self.feed)
         self.links = SeatLinks(router_endpoint, keys=keys)
         self.links_file = Path(links_file) if links_file is not None else None
         self.links.saved = _read_links(self.links_file)
+        self.links.saved_for_free_seats = links_for_free_seats
+        self._saving = threading.Lock()  # the links thread and a caller may both save
         self.channels: dict[str, set[SeatChannel]] = {}  # token -> the pages using it
 
     def start(self) -> None:
@@ -96,16 +105,16 @@ class Gateway:
         return True
 
     def _save_links(self) -> None:
-        tokens = {**self.links.saved, **self.links.tokens()}  # seats not taken yet keep theirs
-        if self.links_file is None or tokens == self.links.saved:
-            return
-        # Written whole, then moved into place: a crash never leaves half a file; 0600, it holds seats.
-        part = self.links_file.with_name(self.links_file.name + ".part")
-        fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(tokens, out)
-        os.replace(part, self.links_file)
-        self.links.saved = tokens
+        with self._saving:
+            tokens = {**self.links.saved, **self.links.tokens()}  # seats not taken yet keep theirs
+            if self.links_file is None or tokens == self.links.saved:
+                return
+            try:
+                write_private(self.links_file, json.dumps(tokens))
+            except OSError as exc:  # the links work on; only a restart would lose them
+                log.warning("the seat links could not be kept in %s: %s", self.links_file, exc.strerror)
+                return
+            self.links.saved = tokens
 
     def link(self, token: str) -> str:
         return f"{self.base_url}/play/{token}"
@@ -138,35 +147,111 @@ class Gateway:
 
 
 class _Page:
-    """One browser's socket: messages from the gateway's threads go through a bounded queue."""
+    """One browser's socket: messages from the gateway's threads go through a bounded queue, each
+    with its JSON text (the public feed's are encoded once for all pages)."""
 
     def __init__(self, websocket: WebSocket) -> None:
         self.ws = websocket
         self.loop = asyncio.get_running_loop()
-        self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        self.queue: asyncio.Queue[Message | None] = asyncio.Queue()
         self.too_slow = False
 
     def push(self, message: dict[str, Any]) -> None:
         """From any thread."""
-        self.loop.call_soon_threadsafe(self._put, message)
+        self.loop.call_soon_threadsafe(self._put, (message, encode(message)))
 
-    def _put(self, message: dict[str, Any]) -> None:
+    def put(self, messages: list[Message]) -> None:
+        """In the loop."""
+        for item in messages:
+            self._put(item)
+
+    def _put(self, item: Message) -> None:
         if self.queue.qsize() >= MAX_QUEUED:
             self.too_slow = True  # it reconnects and starts again from a snapshot
             self.queue.put_nowait(None)
         elif not self.too_slow:
-            self.queue.put_nowait(message)
+            self.queue.put_nowait(item)
 
     async def pump(self) -> None:
+        """Send what waits as one frame, a JSON array of messages: a command's many events (and the
+        state after them) then cost the page one redraw and the gateway one send, not one per event
+        - per-event redraws on every page were the web view's latency tail."""
         while True:
-            message = await self.queue.get()
-            if message is None:
+            batch = [await self.queue.get()]
+            while not self.queue.empty() and _more(batch[-1]) and len(batch) < MAX_BATCH:
+                batch.append(self.queue.get_nowait())
+            texts = [item[1] for item in batch if item is not None]
+            if texts:
+                await self.ws.send_text(frame(texts))
+            last = batch[-1]
+            if last is None:
                 await self.ws.close(CLOSE_TOO_SLOW, "too far behind; reconnecting")
                 return
-            await self.ws.send_text(json.dumps(message, separators=(",", ":")))
-            if message.get("kind") == "refused":
-                await self.ws.close(CLOSE_REFUSED, message.get("code", "refused")[:100])
+            if not _more(last):
+                await self.ws.close(CLOSE_REFUSED, last[0].get("code", "refused")[:100])
                 return
+
+
+def _more(item: Message | None) -> bool:
+    """Whether a frame may go on after this item: not after "too slow" or a refusal (both close)."""
+    return item is not None and item[0].get("kind") != "refused"
+
+
+class _Fanout:
+    """The public feed in the event loop: one listener of the feed for every page. Each batch
+    crosses to the loop once and is spread to the pages there, rather than each page's listener
+    waking the loop for each message (on a busy machine each wake-up of another thread can wait
+    for the interpreter lock: they added up to a visible lag)."""
+
+    def __init__(self, feed: PublicFeed) -> None:
+        self.feed = feed
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.pages: dict[_Page, Callable[[Batch], None] | None] = {}
+        self.last: Batch | None = None  # the newest batch the pages got: what a new page starts from
+
+    def add(self, page: _Page, on_batch: Callable[[Batch], None] | None = None) -> None:
+        """In the loop: the page gets the status and snapshot, then every batch; `on_batch` runs
+        after each batch's frames are on their way."""
+        self.pages[page] = on_batch
+        if self.loop is None:
+            self.loop = asyncio.get_running_loop()
+            self.feed.add(self._from_feed)  # its first batch is the status and the snapshot
+        elif self.last is not None:
+            last = self.last
+            self._deliver(Batch(opening(last.status, last.snapshot), last.status, last.snapshot), [page])
+
+    def remove(self, page: _Page) -> None:
+        self.pages.pop(page, None)
+
+    def _from_feed(self, batch: Batch) -> None:  # the feed's thread
+        assert self.loop is not None
+        try:
+            self.loop.call_soon_threadsafe(self._deliver, batch)
+        except RuntimeError:  # the server stopped (its loop closed): nobody to give it to
+            pass
+
+    def _deliver(self, batch: Batch, pages: list[_Page] | None = None) -> None:
+        if pages is None:
+            self.last = batch
+        hooks = []
+        for page in pages if pages is not None else list(self.pages):
+            page.put(batch.messages)
+            if self.pages.get(page) is not None:
+                hooks.append(self.pages[page])
+        # The hooks (the seats fetching their views: six threads and the referee busy at once) run
+        # after the pages' sends, which are already waiting in the loop: they held those up by 0.1 s.
+        if hooks:
+            asyncio.get_running_loop().call_soon(_each, hooks, batch)
+
+
+def _each(hooks: list[Callable[[Batch], None]], batch: Batch) -> None:
+    for hook in hooks:
+        hook(batch)
+
+
+def frame(texts: list[str]) -> str:
+    """One WebSocket frame: the messages' JSON texts as one JSON array."""
+    return "[" + ",".join(texts) + "]"
 
 
 # The pages that are one ES module on the shared shell (static/page.html): title, module, body class.
@@ -175,6 +260,18 @@ PAGES = {
     "table": ("The table", "table", "table"),
     "replay": ("Replay", "replay", "table replay"),
 }
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write a file only this user may read (its folder too, when made here): written whole, then
+    moved into place, so a crash never leaves half a file."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    part = path.with_name(path.name + ".part")
+    part.unlink(missing_ok=True)  # a stale one may have other permissions
+    fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)
+    os.replace(part, path)
 
 
 def _read_links(path: Path | None) -> dict[str, str]:
@@ -305,11 +402,11 @@ def create_app(gateway: Gateway) -> Starlette:
     async def ws_table(websocket: WebSocket) -> None:
         await websocket.accept()
         page = _Page(websocket)
-        gateway.feed.add(page.push)
+        gateway.fanout.add(page)
         try:
             await _serve(websocket, page, None)
         finally:
-            gateway.feed.remove(page.push)
+            gateway.fanout.remove(page)
 
     async def ws_play(websocket: WebSocket) -> None:
         await websocket.accept()
@@ -317,12 +414,16 @@ def create_app(gateway: Gateway) -> Starlette:
         seat = gateway.links.seat_for(token)
         if seat is None:
             await websocket.send_text(
-                json.dumps(
-                    {
-                        "kind": "refused",
-                        "code": "bad_link",
-                        "message": "this seat link does not work; ask the host for yours",
-                    }
+                frame(
+                    [
+                        encode(
+                            {
+                                "kind": "refused",
+                                "code": "bad_link",
+                                "message": "this seat link does not work; ask the host for yours",
+                            }
+                        )
+                    ]
                 )
             )
             await websocket.close(CLOSE_REFUSED, "bad link")
@@ -330,25 +431,24 @@ def create_app(gateway: Gateway) -> Starlette:
         if len(gateway.channels.get(token, ())) >= MAX_PAGES_PER_LINK:
             words = f"this seat is open on {MAX_PAGES_PER_LINK} pages already; close one and reload"
             await websocket.send_text(
-                json.dumps({"kind": "refused", "code": "too_many_pages", "message": words})
+                frame([encode({"kind": "refused", "code": "too_many_pages", "message": words})])
             )
             await websocket.close(CLOSE_REFUSED, "too many pages")
             return
         page = _Page(websocket)
         channel = SeatChannel(gateway.endpoint, seat, token, page.push, None, *gateway.links.seat_keys(seat))
 
-        def public(message: dict[str, Any]) -> None:
-            page.push(message)
-            if message["kind"] in ("state", "snapshot"):
-                channel.refresh()
+        def public(batch: Batch) -> None:
+            if any(message["kind"] in ("state", "snapshot") for message, _ in batch.messages):
+                channel.refresh()  # the public state moved on: so may this seat's view
 
         gateway.channels.setdefault(token, set()).add(channel)
         channel.start()
-        gateway.feed.add(public)
+        gateway.fanout.add(page, public)
         try:
             await _serve(websocket, page, channel)
         finally:
-            gateway.feed.remove(public)
+            gateway.fanout.remove(page)
             channel.close()
             gateway.channels.get(token, set()).discard(channel)
 

@@ -22,10 +22,12 @@ from referee.client import Connection, ServiceUnavailable
 
 
 def seats_of(state: dict[str, Any]) -> list[str]:
-    """The seats of a public state: The Plan lists "seats", Master Plan its "players"."""
+    """The seats of a public state: The Plan lists "seats", Master Plan its "players". A physical
+    table of The Plan lists its steward under "reporters": it gets a link like a seat."""
     seats = state.get("seats")
     if isinstance(seats, list) and all(isinstance(s, str) for s in seats):
-        return list(seats)
+        reporters = state.get("reporters") or []
+        return [*seats, *(r for r in reporters if isinstance(r, str))]
     return [
         p["name"] for p in state.get("players", []) if isinstance(p, dict) and isinstance(p.get("name"), str)
     ]
@@ -53,6 +55,10 @@ class SeatLinks:
         self.keys = keys
         # Tokens of an earlier gateway (a restart): joined with, so its links stay good.
         self.saved: dict[str, str] = {}
+        # Whether a saved token may take a free seat. A free seat is either this game's, at a
+        # referee restarted with --resume (it forgot its tokens), or a new game's, where an old
+        # game's links must not work: only a caller who knows the file is this game's says yes.
+        self.saved_for_free_seats = True
         self._holders: dict[str, Connection] = {}
         self._tokens: dict[str, str] = {}  # seat -> its token
         self.not_held: dict[str, str] = {}  # seat -> why the gateway could not take it, in words
@@ -66,15 +72,24 @@ class SeatLinks:
             for seat in seats:
                 if self.keys is not None:  # the key is the proof: the link's token is ours
                     if seat in self.keys.seats:
-                        self._tokens.setdefault(seat, self.saved.get(seat) or secrets.token_urlsafe(16))
+                        # No referee holds these tokens to tell this game from another's: an
+                        # earlier token is kept only from a file surely this game's.
+                        kept = self.saved.get(seat) if self.saved_for_free_seats else None
+                        self._tokens.setdefault(seat, kept or secrets.token_urlsafe(16))
                     else:
                         self.not_held[seat] = "no key for this seat in the --keys folder"
                     continue
                 if seat in self._holders or seat in self._refused:
                     continue
                 conn = Connection(self.endpoint, context=self.ctx)
+                saved = self.saved.get(seat)
                 try:
-                    reply = conn.join(seat, token=self.saved.get(seat))
+                    if saved and not self.saved_for_free_seats:
+                        reply = conn.join(seat)  # a free seat: a new token; a held one: ours, maybe
+                        if (reply.get("error") or {}).get("code") == "seat_taken":
+                            reply = conn.join(seat, token=saved)
+                    else:
+                        reply = conn.join(seat, token=saved)
                 except ServiceUnavailable as exc:
                     conn.close()
                     self.not_held[seat] = str(exc)

@@ -125,6 +125,12 @@ class ThePlanGame:
             raise RuleViolation("unknown_player", f"nobody called {player!r} is playing")
         return views.player_view(self._state, self.scores(), player)
 
+    def steward_view(self) -> dict:
+        """The steward's view (physical mode): the public view and what may be reported now."""
+        s = self._state
+        reveal = (TREASURES_PER_TURN, min(TRINKETS_PER_TURN, len(s.trinket_pile)))
+        return views.steward_view(s, self.scores(), reveal, self._plans_to_report(), self._unseen_plans())
+
     # -- acting ----------------------------------------------------------------------------
     def apply(self, command: Command) -> list[EventDict]:
         """Apply one command; return the events it caused. Raises RuleViolation, changing nothing."""
@@ -567,18 +573,26 @@ class ThePlanGame:
                 out.append(ReportReveal(STEWARD, tr, tk))
             return out
         if s.phase == "report_plans":
-            unseen = [
-                p
-                for p in s.components.plans
-                if p not in s.removed_plans and p not in s.plan_discard and p not in s.committed.values()
-            ]
             return [
-                ReportPlan(STEWARD, seat, p)
-                for seat in s.config.players
-                if seat not in s.committed and s.hand_counts[seat] > 0
-                for p in unseen
+                ReportPlan(STEWARD, seat, p) for seat in self._plans_to_report() for p in self._unseen_plans()
             ]
         return []
+
+    def _plans_to_report(self) -> list[str]:
+        """Physical mode: the seats whose revealed Plan the steward has still to report."""
+        s = self._state
+        if s.phase != "report_plans":
+            return []
+        return [seat for seat in s.config.players if seat not in s.committed and s.hand_counts[seat] > 0]
+
+    def _unseen_plans(self) -> list[str]:
+        """Physical mode: the Plans a seat may have revealed (none removed, discarded or reported)."""
+        s = self._state
+        return [
+            p
+            for p in s.components.plans
+            if p not in s.removed_plans and p not in s.plan_discard and p not in s.committed.values()
+        ]
 
 
 _HANDLERS = {

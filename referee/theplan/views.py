@@ -8,6 +8,7 @@ secrets and nobody else's.
 from __future__ import annotations
 
 from referee.theplan.commands import STEWARD
+from referee.theplan.components import Treasure, Trinket
 from referee.theplan.state import State
 
 
@@ -39,6 +40,8 @@ def public_view(s: State, scores: dict[str, dict]) -> dict:
         "bribes": s.config.bribes,
         "removed_plan_types": list(s.config.removed_plan_types or ()),
         "seats": list(s.config.seats),
+        # Who reports the table (physical mode): a seat of its own, so a display can offer it one.
+        "reporters": [STEWARD] if physical else [],
         "ghosts": list(s.config.ghosts),
         "round": s.round,
         "turn": s.turn_in_round,
@@ -103,3 +106,34 @@ def player_view(s: State, scores: dict[str, dict], player: str) -> dict:
     own = [p for p in [*(you["hand"] or []), you["committed_plan"]] if p]  # faces only this player sees
     view["plan_faces"] = {**view["plan_faces"], **plan_faces(s, own)}
     return view
+
+
+def steward_view(
+    s: State, scores: dict[str, dict], reveal: tuple[int, int], to_report: list[str], unseen: list[str]
+) -> dict:
+    """The steward's view of a physical table: the public view, and under "report" what the
+    steward may report now, so a phone can offer it. In the reveal: the treasures and trinkets
+    still face down, sorted (at a real table the referee knows no pile's order) with what is
+    printed on them, and how many of each are turned over (`reveal`). While Plans are reported:
+    the seats still to report (`to_report`) and the Plans not seen yet (`unseen`), with faces."""
+    view = public_view(s, scores)
+    view["you"] = {"player": STEWARD}  # the shape of a seat's view, for the displays that read it
+    report: dict = {}
+    if s.physical and s.phase == "reveal":
+        report = {
+            "treasures": {t: _printed(s.components.treasures[t]) for t in sorted(s.treasure_pile)},
+            "trinkets": {t: _printed(s.components.trinkets[t]) for t in sorted(s.trinket_pile)},
+            "treasures_wanted": reveal[0],
+            "trinkets_wanted": reveal[1],
+        }
+    elif s.physical and to_report:
+        report = {"seats": to_report, "plans": unseen}
+        view["plan_faces"] = {**view["plan_faces"], **plan_faces(s, unseen)}
+    view["report"] = report
+    return view
+
+
+def _printed(item: Treasure | Trinket) -> dict:
+    """What is printed on a treasure or trinket: its collection, value (and a trinket's design)."""
+    face = {"kind": item.kind, "value": item.value}
+    return {**face, "design": item.design} if isinstance(item, Trinket) else face

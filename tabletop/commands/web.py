@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import sys
 import threading
 import time
@@ -50,7 +52,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--links",
         metavar="FILE",
         help="keep the seat links' tokens in FILE (readable by you only): the web view started again with "
-        "the same FILE serves the same links, while the referee runs on",
+        "the same FILE serves the same links (default: a file per referee address in "
+        "~/.local/state/tabletop, used for seats the referee still holds)",
     )
     p.set_defaults(run=run)
 
@@ -149,11 +152,37 @@ def start_web(endpoint: str, port: int, args: argparse.Namespace) -> WebServer:
         except StoreError as exc:
             raise CommandError(str(exc)) from None
     keys = load_seat_keys(args.keys) if getattr(args, "keys", None) else None
-    links = getattr(args, "links", None)
+    links, for_free_seats = links_file(args, endpoint, beside_referee)
     gateway = Gateway(
-        endpoint, base, card_texts(), projector=renderer, replay=replay, keys=keys, links_file=links
+        endpoint,
+        base,
+        card_texts(),
+        projector=renderer,
+        replay=replay,
+        keys=keys,
+        links_file=links,
+        links_for_free_seats=for_free_seats,
     )
     return WebServer(gateway, sock).start()
+
+
+def links_file(args: argparse.Namespace, endpoint: str, beside_referee: bool) -> tuple[Path, bool]:
+    """Where the seat links' tokens are kept, so a web view started again serves the same links,
+    and whether the file is surely this game's (then its tokens also take free seats, as at a
+    referee restarted with --resume). --links FILE: the caller's word. Beside a referee: next to
+    its --db, and a new game there starts with new links. `tabletop web` alone: by the referee's
+    address in the user's state folder; it may be an earlier game's, so its tokens only win back
+    seats the referee still holds for them."""
+    if getattr(args, "links", None):
+        return Path(args.links), True
+    if beside_referee:
+        path = Path(f"{args.db}.web-links")
+        if not getattr(args, "resume", False):
+            path.unlink(missing_ok=True)  # an earlier game's links must not open this one's seats
+        return path, True
+    state = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
+    where = re.sub(r"[^A-Za-z0-9.-]+", "_", endpoint.removeprefix("tcp://"))
+    return state / "tabletop" / f"web-links-{where}.json", False
 
 
 def print_links(server: WebServer, qr: bool, out: TextIO = sys.stdout) -> None:

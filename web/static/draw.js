@@ -23,7 +23,8 @@ function spaceLabel(space) {
   return space.space;
 }
 
-// opts: jumps {space: move}, onSpace(space), onTable(x, y), ghost [[x,y]x4] (a card being placed)
+// opts: jumps {space: move}, onSpace(space), onTable(x, y), ghosts [[label, [[x,y]x4]]] (where
+// cards are being reported: a Switch's or Control Panel's new places, tapped so far)
 export function drawMasterPlan(state, opts = {}) {
   const table = state.table || [];
   const xs = table.flatMap((s) => s.corners.map((c) => c[0]));
@@ -53,9 +54,12 @@ export function drawMasterPlan(state, opts = {}) {
     });
     root.append(g);
   }
-  if (opts.ghost) {
-    const pts = opts.ghost.map((c) => flip(c[0], c[1]).join(",")).join(" ");
-    root.append(svg("polygon", { points: pts, class: "ghost" }));
+  for (const [label, corners] of opts.ghosts || []) {
+    const pts = corners.map((c) => flip(c[0], c[1]).join(",")).join(" ");
+    const [cx, cy] = flip(...centre(corners));
+    const g = svg("g", { class: "ghost", "data-ghost": label });
+    g.append(svg("polygon", { points: pts }), svg("text", { x: cx, y: cy, class: "label" }, `${label} now`));
+    root.append(g);
   }
   root.addEventListener("click", (e) => {
     const g = e.target.closest("[data-space]");

@@ -1,6 +1,7 @@
 // The page's line to the gateway: one WebSocket that comes back by itself (a phone that slept,
 // a network that dropped), where the gateway sends a fresh snapshot. Close code 4403 means the
-// link itself was refused: no point in trying again.
+// link itself was refused: no point in trying again. Each frame is a JSON array of messages
+// (what waited at the gateway); onMessage gets them one by one.
 export const REFUSED = 4403;
 
 export function connect(path, onMessage, onSocket) {
@@ -13,9 +14,9 @@ export function connect(path, onMessage, onSocket) {
     ws = new WebSocket(url);
     ws.onopen = () => { delay = 300; onSocket(true, 0); };
     ws.onmessage = (e) => {
-      let msg;
-      try { msg = JSON.parse(e.data); } catch { return; }
-      onMessage(msg);
+      let batch;
+      try { batch = JSON.parse(e.data); } catch { return; }
+      for (const msg of Array.isArray(batch) ? batch : [batch]) onMessage(msg);
     };
     ws.onclose = (e) => {
       onSocket(false, e.code);
@@ -34,6 +35,17 @@ export function connect(path, onMessage, onSocket) {
       if (ws && ws.readyState === WebSocket.OPEN) { ws.send(JSON.stringify(obj)); return true; }
       return false;
     },
+  };
+}
+
+// fn, run once after whatever else this task does: a frame of many messages is drawn once, not
+// once per message (each redraw rebuilds the page).
+export function coalesced(fn) {
+  let queued = false;
+  return () => {
+    if (queued) return;
+    queued = true;
+    queueMicrotask(() => { queued = false; fn(); });
   };
 }
 

@@ -1,10 +1,11 @@
 // The overview for a shared screen: the public state only (it holds no seat and sends nothing).
-import { connect, el, PublicMirror } from "./net.js";
+import { coalesced, connect, el, PublicMirror } from "./net.js";
 import { drawMasterPlan, drawThePlan, words } from "./draw.js";
 
 const mirror = new PublicMirror();
 let socketUp = false;
-connect("/ws/table", (msg) => { if (mirror.apply(msg)) render(); }, (up) => { socketUp = up; render(); });
+const redraw = coalesced(() => render());
+connect("/ws/table", (msg) => { if (mirror.apply(msg)) redraw(); }, (up) => { socketUp = up; render(); });
 
 function summary(state) {
   if (mirror.game === "theplan") {
