@@ -8,7 +8,8 @@ table's homography and the deck's card size; frames whose lens bends lines are l
 Each frame is 1280 x 960 as a camera takes it. A card counts when it lies wholly in the frame, at
 least 95 % of it shows and its short side is at least 1/40 of the frame's width (32 px: the
 smallest card the map is made to find, `vision.cardmap.SMALLEST_CARD`; how many smaller ones are
-found anyway is printed apart, as is recall by card size); it is found when a detection covers it with IoU >= 0.8 (corner error
+found anyway is printed apart, as is recall by card size and by layout: apart, touching another
+card, or overlapping one (the independent evaluation's classes); it is found when a detection covers it with IoU >= 0.8 (corner error
 then measured as in bench.labelled_photos). A detection covering no card of the frame, and not
 lying mostly on an ignored one (a deck, a fan) or on a card that does not count, is false. The
 Otsu baseline is scored the same way in the same run.
@@ -21,6 +22,7 @@ import time
 
 import cv2
 import numpy as np
+import shapely
 
 from bench.baseline import baseline_detect
 from bench.labelled_photos import Score, make_detector, score_photo
@@ -71,6 +73,7 @@ def run(frames: int, seed: int, detector: str, calibrated: bool = False, out=pri
     # With a calibration each frame gets its own detector (its table and card size).
     detect = None if calibrated else make_detector(detector)
     ours, base, tiny = Score(), Score(), Score()
+    by_layout: dict[str, list[bool]] = {}
     bent = 0
     for s in range(seed, seed + frames):
         sample = training_sample(s, SIZE)
@@ -87,6 +90,8 @@ def run(frames: int, seed: int, detector: str, calibrated: bool = False, out=pri
         t2 = time.perf_counter()
         so, sb = score_photo(cards, ignore, got), score_photo(cards, ignore, b)
         so.ms, sb.ms = (t1 - t0) * 1e3, (t2 - t1) * 1e3
+        for kind, (_, found) in zip(card_layouts(cards, sample.quads), so.by_size):
+            by_layout.setdefault(kind, []).append(found)
         ours.add(so)
         base.add(sb)
         tiny.add(score_photo(small, [], got))
@@ -97,6 +102,7 @@ def run(frames: int, seed: int, detector: str, calibrated: bool = False, out=pri
     out(f"{detector:10s} {ours.cells()}")
     out(f"{'baseline':10s} {base.cells()}")
     out(f"{detector} recall by the card's short side: {recall_by_size(ours)}")
+    out(f"{detector} recall by layout: {recall_by_layout(by_layout)}")
     out(f"   and of {tiny.cards} cards smaller than it is made to find (short side < {SMALLEST_CARD * SIZE[0]:.0f} px,"
         f" not scored above): {tiny.found}")
     return ours, base
@@ -105,6 +111,40 @@ def run(frames: int, seed: int, detector: str, calibrated: bool = False, out=pri
 # Short side (px of the 1280 x 960 frame): a referee's 1080p camera over a 1.2 m table sees a
 # playing card about 100 px across; the renders also draw cards far smaller and far larger.
 SIZE_BANDS_PX = (48, 96, 192)
+
+
+# Cards closer than this (px) touch: the gap a camera cannot see between two laid side by side.
+TOUCH_PX = 2.0
+# A card another covers (or that covers one) by more than this share of its area overlaps it.
+OVERLAP_SHARE = 0.01
+LAYOUTS = ("apart", "touching", "overlapping")
+
+
+def card_layouts(cards: list[np.ndarray], quads: list[np.ndarray]) -> list[str]:
+    """Each counted card's layout among all the frame's cards (counted or not): "overlapping"
+    when it and another cover each other, else "touching" when one lies within TOUCH_PX, else
+    "apart"."""
+    if not cards:
+        return []
+    polys = shapely.polygons(np.asarray(quads, np.float64))
+    out = []
+    for c in cards:
+        me = shapely.Polygon(c)
+        others = polys[[not np.array_equal(q, c) for q in quads]]
+        if (shapely.area(shapely.intersection(others, me)) > OVERLAP_SHARE * me.area).any():
+            out.append("overlapping")
+        elif (shapely.distance(others, me) <= TOUCH_PX).any():
+            out.append("touching")
+        else:
+            out.append("apart")
+    return out
+
+
+def recall_by_layout(by_layout: dict[str, list[bool]]) -> str:
+    return ", ".join(
+        f"{k} {100 * sum(by_layout[k]) / len(by_layout[k]):.0f} % of {len(by_layout[k])}" if by_layout.get(k) else f"{k} -"
+        for k in LAYOUTS
+    )
 
 
 def recall_by_size(score: Score) -> str:

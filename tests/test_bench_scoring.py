@@ -4,6 +4,7 @@ error - on outlines written here, not produced by any detector."""
 import numpy as np
 
 from bench.labelled_photos import corner_errors, score_photo
+from bench.randomised import card_layouts
 
 CARD = np.array([[100.0, 100.0], [163.0, 100.0], [163.0, 188.0], [100.0, 188.0]])
 
@@ -39,3 +40,20 @@ def test_figures_without_a_card_found_are_null_not_nan():
     f = _figures(Score(cards=1, photos=1))
     assert f["recall"] == 0.0 and f["precision"] is None and f["corner_rms_px"] is None
     json.dumps(f, allow_nan=False)
+
+
+def _box(x0: float, y0: float, w: float = 60.0, h: float = 84.0) -> np.ndarray:
+    return np.array([[x0, y0], [x0 + w, y0], [x0 + w, y0 + h], [x0, y0 + h]], np.float64)
+
+
+def test_cards_are_told_apart_touching_or_overlapping_among_all_the_frames_cards():
+    a, b = _box(0, 0), _box(61, 0)  # a 1 px gap: touching
+    c = _box(300, 0)  # alone
+    d, e = _box(500, 0), _box(540, 30)  # e lies over a third of d
+    f = _box(800, 0)  # counted, beside g, which is not counted (cut by the frame) but still a card
+    g = _box(863, 0)  # 3 px away: apart
+    quads = [a, b, c, d, e, f, g]
+    assert card_layouts([a, b, c, d, e, f], quads) == [
+        "touching", "touching", "apart", "overlapping", "overlapping", "apart"
+    ]
+    assert card_layouts([], []) == []
