@@ -154,9 +154,9 @@ def draw_piece(rng: np.random.Generator, proj: np.ndarray, p: Piece) -> tuple[li
         if rt > 0.3:
             parts.append((project(proj, _ring(c, rt, -zt)), top_col))
 
-    if p.shape == "pawn":  # base, waist, ball head
-        solid([(r, 0), (r, 0.12 * h), (0.45 * r, 0.35 * h), (0.3 * r, 0.62 * h)], side, top)
-        head_r = 0.55 * r
+    if p.shape == "pawn":  # base, waist, a neck up into the ball head
+        head_r = min(0.55 * r, 0.3 * h)
+        solid([(r, 0), (r, 0.12 * h), (0.45 * r, 0.35 * h), (0.3 * r, h - head_r)], side, top)
         centre = project(proj, np.array([[c[0], c[1], -(h - head_r)]]))[0]
         rim = project(proj, _ring(c, head_r, -(h - head_r)))
         rad = float(np.linalg.norm(rim - centre, axis=1).max())
@@ -180,13 +180,16 @@ def draw_piece(rng: np.random.Generator, proj: np.ndarray, p: Piece) -> tuple[li
             parts.append((project(proj, _ring(c + q, 0.16 * s, -h - 0.01, 12)), pip))
     elif p.shape == "meeple":  # an upright silhouette facing the camera, a few mm thick
         w = 2 * r
-        outline = [(-0.5, 0), (-0.15, 0.45), (-0.5, 0.55), (-0.42, 0.68), (-0.15, 0.66), (-0.2, 0.82),
-                   (0, 1.0), (0.2, 0.82), (0.15, 0.66), (0.42, 0.68), (0.5, 0.55), (0.15, 0.45), (0.5, 0), (0, 0.25)]
+        # Legs apart, arms out, round head: the outline in order round it, (sideways, up) x (w, h).
+        outline = [(-0.5, 0), (-0.12, 0), (0, 0.25), (0.12, 0), (0.5, 0), (0.3, 0.45), (0.5, 0.55), (0.45, 0.68),
+                   (0.17, 0.68), (0.2, 0.82), (0.1, 0.97), (0, 1.0), (-0.1, 0.97), (-0.2, 0.82), (-0.17, 0.68),
+                   (-0.45, 0.68), (-0.5, 0.55), (-0.3, 0.45)]
         thick = min(0.45 * w, 9.0)
         back = _upright(proj, c, [(x * w, y * h) for x, y in outline], -thick / 2)
         front = _upright(proj, c, [(x * w, y * h) for x, y in outline], thick / 2)
         parts.append((back, side))
-        parts.append((cv2.convexHull(np.vstack([back, front]).astype(np.float32)).reshape(-1, 2), side))
+        for k in range(len(front)):  # its sides: one quad per edge of the outline (keeps it concave)
+            parts.append((np.array([back[k], back[k - 1], front[k - 1], front[k]]), side))
         parts.append((front, top))
     else:  # standee: a dark base, an upright printed figure
         base = (40, 40, 40) if rng.random() < 0.7 else tuple(col * 0.4)
