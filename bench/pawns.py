@@ -194,13 +194,22 @@ BASE_SATURATION, BASE_VALUE = 110, 60
 BASE_CARD_SHARE = (0.005, 0.15)
 BASE_AREA_PX = (40, (SIZE[0] / 12) ** 2)
 BASE_FILL = 0.4  # blob area / its box: a piece is compact
+BASE_HUE_DIST = 12  # OpenCV hue units from a player's colour (as vision.pawns.MAX_HUE_DIST)
 
 
-def colour_blobs(image: np.ndarray, area_px: tuple[float, float] = BASE_AREA_PX
+def colour_blobs(image: np.ndarray, area_px: tuple[float, float] = BASE_AREA_PX,
+                 players: list[tuple[int, int, int]] | None = None
                  ) -> list[tuple[tuple[float, float], tuple[int, int, int]]]:
-    """Saturated blobs of plausible size (area_px: least and greatest): (centroid px, mean BGR) each."""
+    """Saturated blobs of plausible size (area_px: least and greatest), of a player's hue when
+    `players` (BGR) are given - what the reader is told too: (centroid px, mean BGR) each."""
     hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
-    mask = ((hsv[..., 1] >= BASE_SATURATION) & (hsv[..., 2] >= BASE_VALUE)).astype(np.uint8)
+    mask = (hsv[..., 1] >= BASE_SATURATION) & (hsv[..., 2] >= BASE_VALUE)
+    if players:
+        hues = cv2.cvtColor(np.uint8([players]), cv2.COLOR_BGR2HSV)[0, :, 0].astype(np.int16)
+        d = np.abs(np.arange(256, dtype=np.int16)[:, None] - hues[None, :])
+        near = (np.minimum(d, 180 - d) <= BASE_HUE_DIST).any(axis=1) & (np.arange(256) < 180)
+        mask &= near[hsv[..., 0]]
+    mask = mask.astype(np.uint8)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     n, labels, stats, centroids = cv2.connectedComponentsWithStats(mask)
     out = []
@@ -242,7 +251,7 @@ def read_frame(reader: FrameReader, sample, players: list[tuple[int, int, int]])
     if found:
         card = float(np.median([abs(cv2.contourArea(q.astype(np.float32))) for q in found]))
         area = (max(4.0, BASE_CARD_SHARE[0] * card), BASE_CARD_SHARE[1] * card)
-    blobs = colour_blobs(sample.image, area)
+    blobs = colour_blobs(sample.image, area, players)
     t2 = time.perf_counter()
     to_truth = {j: i for i, j in match_quads(sample.quads, found).items()}
     ours = [Report(p.center_px, to_truth.get(p.card) if p.card is not None else None, int(p.color[6:]))

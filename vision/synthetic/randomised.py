@@ -270,8 +270,9 @@ def training_sample(seed: int, size: tuple[int, int] = (512, 384), pieces: bool 
     sheens: list[tuple[int, float, tuple]] = []
     cards_mm: list[np.ndarray] = []  # scored cards' sharp corners (table mm), where pieces go
     placed: list[_Placed] = []  # the pieces drawn, with what their feet stand on
-    first_hand = next((i for i, t in enumerate(things) if t.kind == "hand"), len(things))
-    # Layers 2, 4, ...: the pieces stand on layer 2k - 1, above what lies on the table, under the hands.
+    # Held things (a hand, a fan of cards held up: scale > 1) come last; the pieces go under them.
+    first_hand = next((i for i, t in enumerate(things) if t.kind == "hand" or t.scale > 1.0), len(things))
+    # Layers 2, 4, ...: the pieces stand on layer 2k + 1, above what lies on the table, under the hands.
     for k, t in enumerate(things + [None]):
         if pieces and k == first_hand:
             placed = _draw_pieces(prng, cv, proj2, hom2, place_pieces(prng, foot, cards_mm, players),
@@ -525,11 +526,18 @@ def colour_instances(inst: np.ndarray) -> np.ndarray:
 
 
 def contact_row(s: TrainingSample) -> np.ndarray:
-    """image | instances (coloured, quads drawn) | ignore (white over the dimmed image)."""
+    """image | instances (coloured, quads drawn; pieces' feet: green a pawn, red not, a line to
+    the card it stands on) | ignore (white over the dimmed image)."""
     inst = colour_instances(s.instances)
     img = s.image.copy()
     for q in s.quads:
         cv2.polylines(inst, [np.round(q * 4).astype(np.int32)], True, (255, 255, 255), 1, cv2.LINE_AA, shift=2)
+    for p in s.pieces:
+        foot = (int(round(p.foot_px[0])), int(round(p.foot_px[1])))
+        colour = (0, 255, 0) if p.pawn else (0, 0, 255)
+        cv2.circle(inst, foot, 3 if p.hidden else 2, colour, 1 if p.hidden else -1, cv2.LINE_AA)
+        if p.card is not None:
+            cv2.line(inst, foot, tuple(int(v) for v in s.quads[p.card].mean(axis=0)), colour, 1, cv2.LINE_AA)
     ign = (s.image // 3).copy()
     ign[s.ignore] = (255, 255, 255)
     return np.hstack([img, inst, ign])
@@ -541,12 +549,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--count", type=int, default=24)
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--size", type=int, nargs=2, default=(512, 384), metavar=("W", "H"))
+    ap.add_argument("--pieces", action="store_true", help="game pieces standing in the frames")
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     rows = []
     t0 = time.perf_counter()
     for i in range(args.count):
-        s = training_sample(args.seed + i, tuple(args.size))
+        s = training_sample(args.seed + i, tuple(args.size), pieces=args.pieces)
         stem = args.out / f"sample_{args.seed + i:06d}"
         cv2.imwrite(f"{stem}_image.png", s.image)
         cv2.imwrite(f"{stem}_instances.png", s.instances)
