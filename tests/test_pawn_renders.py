@@ -129,3 +129,12 @@ def test_baseline_finds_a_saturated_disc_on_a_card():
     (x, y), bgr = blobs[0]
     assert abs(x - 100) < 1 and abs(y - 120) < 1 and bgr[2] > 200
     assert card_at((x, y), [card]) == 0 and card_at((260.0, 10.0), [card]) is None
+
+
+def test_hidden_and_overhanging_pieces_occur_and_say_so(samples):
+    pieces = [p for s in samples for p in s.pieces]
+    assert any(p.hidden for p in pieces) and any(p.overhang for p in pieces)
+    for p in pieces:
+        assert 0.0 <= p.seen <= 1.0
+        assert p.hidden == (p.seen < 0.9)
+        assert p.size_px >= p.radius_px * 0.9  # the silhouette reaches at least its footprint's rim
