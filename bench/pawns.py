@@ -266,8 +266,8 @@ def read_frame(reader: FrameReader, sample, players: list[tuple[int, int, int]])
 def scored_frames(frames: int, seed: int, calibrated: bool):
     """The first `frames` samples from `seed` on with at least one pawn that counts (the renders
     draw cards from 12 px across, where a pawn is a few pixels), and with a calibration only
-    those whose lens keeps lines straight. Yields (seed, sample); says how many were passed over
-    by what it returns at the end."""
+    those whose lens keeps lines straight. Yields (seed, sample): the seeds' range, printed with
+    the figures, shows how many were passed over."""
     sd, done = seed, 0
     while done < frames:
         sample = training_sample(sd, SIZE, pieces=True)
