@@ -89,21 +89,34 @@ def corner_errors(label: np.ndarray, found: np.ndarray) -> list[float]:
     return best.tolist()
 
 
-def score_photo(cards: list[np.ndarray], ignore: list[np.ndarray], found: list[np.ndarray]) -> Score:
-    s = Score(cards=len(cards), detections=len(found), photos=1)
+def match_quads(cards: list[np.ndarray], found: list[np.ndarray]) -> dict[int, int]:
+    """{labelled card i: the detection j covering it}: each card in turn takes the unused
+    detection of best IoU, if that is at least MATCH_IOU."""
     polys = [_poly(c) for c in cards]
     fpolys = [_poly(f) for f in found]
-    used: set[int] = set()
+    used: dict[int, int] = {}
     for i, p in enumerate(polys):
         best, bj = MATCH_IOU, None
         for j, f in enumerate(fpolys):
-            if j in used:
+            if j in used.values():
                 continue
             iou = p.intersection(f).area / max(p.union(f).area, 1e-9)
             if iou >= best:
                 best, bj = iou, j
         if bj is not None:
-            used.add(bj)
+            used[i] = bj
+    return used
+
+
+def score_photo(cards: list[np.ndarray], ignore: list[np.ndarray], found: list[np.ndarray]) -> Score:
+    s = Score(cards=len(cards), detections=len(found), photos=1)
+    polys = [_poly(c) for c in cards]
+    fpolys = [_poly(f) for f in found]
+    matched = match_quads(cards, found)
+    used = set(matched.values())
+    for i in range(len(cards)):
+        bj = matched.get(i)
+        if bj is not None:
             s.found += 1
             s.errors_px += corner_errors(np.asarray(cards[i]), np.asarray(found[bj]))
         s.by_size.append((float(side_lengths(np.asarray(cards[i], np.float64))[0]), bj is not None))

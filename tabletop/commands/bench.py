@@ -14,6 +14,7 @@ BENCHMARKS = {
     "real_photos": "the detector on real photos (../shared/real_photos) and 13 camera-like variants of them vs the same baseline",
     "labelled_photos": "the detector on hand-labelled real photos of the test split, per source, vs the same baseline",
     "randomised": "the detector on randomised renders (any cards, tables, clutter), no calibration, vs the same baseline",
+    "pawns": "the pawn finder on randomised renders with game pieces and distractors, per kind and surface, with and without calibration, vs a colour-threshold baseline",
     "calibration": "lens, table and projector accuracy on rendered views vs no lens step",
     "theplan": "complete random The Plan games/s (3 and 6 players) vs replaying their event logs",
     "masterplan": "random complete Master Plan games/s and commands/s (3 and 6 players) vs JSON-encoding their events",

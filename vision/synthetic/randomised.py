@@ -1,6 +1,7 @@
 """Randomised training renders for the learned card map: any card, any table, any camera.
 
     sample = training_sample(seed=7)          # image, instances, quads, ignore
+    sample = training_sample(7, pieces=True)  # the same, with game pieces standing on it (.pieces)
 
 How a sample is made (about a few tens of ms):
 1. A camera: a homography of the table plane seen tilted up to 60 degrees, any rotation, with a
@@ -12,7 +13,11 @@ How a sample is made (about a few tens of ms):
 3. Reduce to 1x with INTER_AREA (anti-aliased edges, as a reduced camera frame); then light,
    shadows, glare, tint, exposure, lens barrel, blur, noise and JPEG (vision.synthetic.photometry).
 
-CLI: python -m vision.synthetic.randomised --seed 0 --count 24 --out DIR
+With `pieces=True` pawns and distractors stand on the cards and table (vision.synthetic.pieces),
+drawn under the hands, from a random stream of their own: the cards, table and clutter are those
+of the same seed without pieces, so the card-map training data stay as they were.
+
+CLI: python -m vision.synthetic.randomised --seed 0 --count 24 --out DIR [--pieces]
 """
 
 from __future__ import annotations
@@ -42,6 +47,16 @@ from vision.synthetic.photometry import (
     camera_effects,
     light_field,
 )
+from vision.synthetic.pieces import (
+    Piece,
+    PieceTruth,
+    draw_piece,
+    footprint_px,
+    place_pieces,
+    player_colours,
+    project,
+    render_parts,
+)
 from vision.synthetic.random_layouts import Thing, random_things, thing_corners_mm
 from vision.synthetic.surfaces import table_albedo
 from vision.synthetic.truth import order_clockwise_from_top_left
@@ -67,6 +82,9 @@ class TrainingSample:
     # Each quad's card: the share of its in-frame pixels that shows (1.0: nothing lies on it). Its
     # rounded corners and anti-aliased rim are not in its sharp quad's area, so that is no measure.
     seen: list[float] = field(default_factory=list)
+    # Game pieces standing in the frame (only with pieces=True), and the players' colours (BGR).
+    pieces: list[PieceTruth] = field(default_factory=list)
+    player_colours: list[tuple[int, int, int]] = field(default_factory=list)
 
 
 # ---- camera ------------------------------------------------------------------------------------------------
@@ -84,6 +102,12 @@ def random_homography(rng: np.random.Generator, w2: int, h2: int, px_per_mm: flo
     """Table mm (x right, y down; z into the table) -> image px of a pinhole camera looking at the
     table origin, tilted up to 60 degrees, turned any way, with `px_per_mm` at the image centre
     (geometric mean of the two directions)."""
+    return random_camera(rng, w2, h2, px_per_mm)[0]
+
+
+def random_camera(rng: np.random.Generator, w2: int, h2: int, px_per_mm: float) -> tuple[np.ndarray, np.ndarray]:
+    """`random_homography`'s camera: (table homography, 3 x 4 projection of table mm with z into
+    the table), both scaled alike; the projection shows where a point above the table appears."""
     hfov = math.radians(rng.uniform(40, 80))
     f = (w2 / 2) / math.tan(hfov / 2)
     half_diag = math.degrees(math.atan(math.hypot(w2, h2) / 2 / f))
@@ -93,8 +117,9 @@ def random_homography(rng: np.random.Generator, w2: int, h2: int, px_per_mm: flo
     dist = f * math.sqrt(math.cos(tilt)) / px_per_mm
     cx, cy = (w2 - 1) / 2 + rng.normal(0, 0.02 * w2), (h2 - 1) / 2 + rng.normal(0, 0.02 * h2)
     k = np.array([[f, 0, cx], [0, f, cy], [0, 0, 1]])
-    hom = k @ np.c_[rot[:, 0], rot[:, 1], [0, 0, dist]]
-    return hom / hom[2, 2]
+    hom = k @ np.c_[rot[:, 0], rot[:, 1], [0, 0, dist]]  # (as ever: the training renders' cameras stay bit-exact)
+    proj = k @ np.c_[rot, [0, 0, dist]]
+    return hom / hom[2, 2], proj / hom[2, 2]
 
 
 def _project(hom: np.ndarray, pts: np.ndarray) -> np.ndarray:
@@ -112,6 +137,7 @@ class _Canvas:
         self.inst = np.zeros((h, w), np.uint16)
         self.layer = np.zeros((h, w), np.uint16)
         self.ign = np.zeros((h, w), bool)
+        self.piece = np.zeros((h, w), np.uint16)  # k: game piece k-1 shows here (pieces=True)
 
     def paste(self, bgr: np.ndarray, alpha: np.ndarray, hom: np.ndarray, layer: int, inst: int, ignore: bool):
         """Warp a picture (texture px -> 2x image px by hom) over the canvas. Returns its 1x region
@@ -139,6 +165,23 @@ class _Canvas:
         self.inst[sl][a1] = inst
         self.layer[sl][a1] = layer
         self.ign[sl][a1] = ignore
+        self.piece[sl][a1] = 0
+        return r1, a1
+
+    def paste_piece(self, bgr: np.ndarray, alpha: np.ndarray, box: tuple[int, int, int, int], layer: int,
+                    piece: int):
+        """A piece drawn in place over the 2x region box (even-aligned); returns its 1x region and mask."""
+        x0, y0, x1, y1 = box
+        a3 = cv2.merge([alpha, alpha, alpha])
+        roi = self.img[y0:y1, x0:x1]
+        roi[:] = cv2.add(cv2.multiply(bgr, a3, scale=1 / 255), cv2.multiply(roi, cv2.bitwise_not(a3), scale=1 / 255))
+        a1 = cv2.resize(alpha, ((x1 - x0) // 2, (y1 - y0) // 2), interpolation=cv2.INTER_AREA) >= 128
+        r1 = (x0 // 2, y0 // 2, x1 // 2, y1 // 2)
+        sl = np.s_[r1[1]:r1[3], r1[0]:r1[2]]
+        self.inst[sl][a1] = 0
+        self.layer[sl][a1] = layer
+        self.ign[sl][a1] = False
+        self.piece[sl][a1] = piece
         return r1, a1
 
 
@@ -192,9 +235,12 @@ def _deck_edge(st, u: float, rng: np.random.Generator) -> tuple[np.ndarray, np.n
     return img, fill_outline((H, W), rounded_rect_mm(st.size_mm[0], st.size_mm[1], st.radius_mm), u)
 
 
-def training_sample(seed: int, size: tuple[int, int] = (512, 384)) -> TrainingSample:
-    """One randomised frame and its labels; the same seed gives the same sample."""
+def training_sample(seed: int, size: tuple[int, int] = (512, 384), pieces: bool = False) -> TrainingSample:
+    """One randomised frame and its labels; the same seed gives the same sample. With `pieces`
+    game pieces stand in it too (`TrainingSample.pieces`), drawn from their own random stream."""
     rng = np.random.default_rng(seed)
+    prng = np.random.default_rng([seed, 0x9A7])  # the pieces' own: the rest is drawn as without them
+    players = player_colours(prng, int(prng.integers(2, 7))) if pieces else []
     w, h = size
     style = random_deck_style(rng)
     white = rng.random() < 0.08  # white cards on a white table: the case real photos failed on
@@ -208,7 +254,7 @@ def training_sample(seed: int, size: tuple[int, int] = (512, 384)) -> TrainingSa
     else:
         card_px = math.exp(rng.uniform(math.log(12), math.log(short / 3)))
     ow, oh = outer_size_mm(style)
-    hom2 = random_homography(rng, 2 * w, 2 * h, 2 * card_px / ow)
+    hom2, proj2 = random_camera(rng, 2 * w, 2 * h, 2 * card_px / ow)
     # 1x pixel j covers 2x pixels 2j, 2j+1 (centres at integers): u1 = (u2 - 0.5) / 2.
     hom1 = np.array([[0.5, 0, -0.25], [0, 0.5, -0.25], [0, 0, 1]]) @ hom2
     cv = _Canvas(w, h)
@@ -220,8 +266,22 @@ def training_sample(seed: int, size: tuple[int, int] = (512, 384)) -> TrainingSa
     full_px: dict[int, int] = {}
     rois: dict[int, tuple[int, int, int, int]] = {}
     shadows: list[tuple[int, tuple, np.ndarray, float]] = []
+    piece_shadows: list[tuple[int, tuple, np.ndarray, float]] = []
     sheens: list[tuple[int, float, tuple]] = []
-    for layer, t in enumerate(things, start=1):
+    cards_mm: list[np.ndarray] = []  # scored cards' sharp corners (table mm), where pieces go
+    placed: list[_Placed] = []  # the pieces drawn, with what their feet stand on
+    # Held things (a hand, a fan of cards held up: scale > 1) come last; the pieces go under them.
+    first_hand = next((i for i, t in enumerate(things) if t.kind == "hand" or t.scale > 1.0), len(things))
+    # Layers 2, 4, ...: the pieces stand on layer 2k + 1, above what lies on the table, under the hands.
+    for k, t in enumerate(things + [None]):
+        if pieces and k == first_hand:
+            placed = _draw_pieces(prng, cv, proj2, hom2, place_pieces(prng, foot, cards_mm, players),
+                                  2 * k + 1, piece_shadows)
+            if placed and prng.random() < 0.35:  # a hand reaching over one of them
+                _draw_hand_over(prng, cv, hom2, placed, 2 * k + 2, piece_shadows)
+        if t is None:
+            break
+        layer = 2 * k + 2
         if t.kind in ("card", "edge"):
             st = t.style
             size_mm = outer_size_mm(st)
@@ -239,13 +299,8 @@ def training_sample(seed: int, size: tuple[int, int] = (512, 384)) -> TrainingSa
             u = _texture_scale(hom2, corners, size_mm)
             bgr, alpha = prop_art(rng, t.prop, u)
             centre, sheen = t.centre_mm, 0.0
-        else:  # hand: fingertips at centre_mm, arm running out along the art's +y
-            u = min(_texture_scale(hom2, thing_corners_mm(t, (100, 100)), (100 * t.scale, 100 * t.scale)) * t.scale,
-                    MAX_TEXTURE_PX / 840)
-            bgr, alpha, size_mm = hand_art(rng, u)
-            a = math.radians(t.angle_deg)
-            off = (size_mm[1] / 2 - 5) * t.scale
-            centre = (t.centre_mm[0] - math.sin(a) * off, t.centre_mm[1] + math.cos(a) * off)
+        else:
+            bgr, alpha, u, centre = _hand_in_place(rng, hom2, t)
             sheen = 0.0
         scored = t.kind == "card" and not t.ignore
         pid = len(cards) + 1 if scored else 0
@@ -256,6 +311,7 @@ def training_sample(seed: int, size: tuple[int, int] = (512, 384)) -> TrainingSa
         r1, a1 = got
         if scored:
             cards.append((_project(hom1, corners), pid, (min(size_mm), max(size_mm))))
+            cards_mm.append(corners)
             full_px[pid] = int(a1.sum())
             rois[pid] = r1
             if sheen > 0.3:
@@ -285,13 +341,14 @@ def training_sample(seed: int, size: tuple[int, int] = (512, 384)) -> TrainingSa
     img = cv2.resize(cv.img, (w, h), interpolation=cv2.INTER_AREA).astype(np.float32)
     # Shadows: each raised thing darkens what lies below it (lower layer), offset along the light.
     light = light_field(rng, h, w)
-    if shadows:
-        az = rng.uniform(0, 2 * np.pi)
-        reach = math.tan(math.radians(rng.uniform(5, 55)))  # lamp's angle from straight up
-        soft = rng.uniform(0.02, 0.2)
-        depth = rng.uniform(0.25, 0.7)
+    if shadows or piece_shadows:
+        lamp = rng if shadows else prng  # (a frame with no other shadow draws as it did without pieces)
+        az = lamp.uniform(0, 2 * np.pi)
+        reach = math.tan(math.radians(lamp.uniform(5, 55)))  # lamp's angle from straight up
+        soft = lamp.uniform(0.02, 0.2)
+        depth = lamp.uniform(0.25, 0.7)
         px_mm = card_px / ow
-        for layer, (x0, y0, x1, y1), a1, height in shadows:
+        for layer, (x0, y0, x1, y1), a1, height in shadows + piece_shadows:
             dx, dy = (math.cos(az) * reach * height * px_mm, math.sin(az) * reach * height * px_mm)
             sigma = 0.5 + soft * height * px_mm
             pad = int(3 * sigma) + 2
@@ -333,9 +390,13 @@ def training_sample(seed: int, size: tuple[int, int] = (512, 384)) -> TrainingSa
         add_glare(rng, img)
     ign = cv.ign
     table_to_image: np.ndarray | None = hom1
+    half = np.array([[0.5, 0, -0.25], [0, 0.5, -0.25], [0, 0, 1]])
+    truths = _piece_truths(cv, placed, half @ proj2, lut)
     if rng.random() < 0.25:  # slight lens barrel
         table_to_image = None
         k = rng.uniform(0.01, 0.06)
+        truths = [replace(p, foot_px=tuple(float(v) for v in barrel_points(np.array([p.foot_px]), w, h, k)[0]))
+                  for p in truths]
         mx, my = barrel_maps(w, h, k)
         img = cv2.remap(img, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         inst = cv2.remap(inst, mx, my, cv2.INTER_NEAREST, borderMode=cv2.BORDER_REPLICATE)
@@ -352,7 +413,108 @@ def training_sample(seed: int, size: tuple[int, int] = (512, 384)) -> TrainingSa
         card_size_mm=(min(ow, oh), max(ow, oh)),
         quad_sizes_mm=sizes,
         seen=seen,
+        pieces=truths,
+        player_colours=players,
     )
+
+
+def _hand_in_place(rng: np.random.Generator, hom2: np.ndarray, t: Thing) -> tuple[np.ndarray, np.ndarray, float, tuple]:
+    """A hand's (BGR, alpha, px per mm, centre mm): fingertips at t.centre_mm, the arm running
+    out along the art's +y."""
+    u = min(_texture_scale(hom2, thing_corners_mm(t, (100, 100)), (100 * t.scale, 100 * t.scale)) * t.scale,
+            MAX_TEXTURE_PX / 840)
+    bgr, alpha, size_mm = hand_art(rng, u)
+    a = math.radians(t.angle_deg)
+    off = (size_mm[1] / 2 - 5) * t.scale
+    return bgr, alpha, u, (t.centre_mm[0] - math.sin(a) * off, t.centre_mm[1] + math.cos(a) * off)
+
+
+@dataclass
+class _Placed:
+    piece: Piece
+    under: int  # provisional id of the card showing where its foot is (0: none)
+    overhang: bool
+    full_px: int  # its pixels when drawn (before anything went over it)
+    size_px: float
+    radius_px: float
+
+
+def _to_1x(p2: np.ndarray) -> np.ndarray:
+    return 0.5 * p2 - 0.25
+
+
+def _draw_pieces(rng: np.random.Generator, cv: _Canvas, proj2: np.ndarray, hom2: np.ndarray, placed: list[Piece],
+                 layer: int, shadows: list) -> list[_Placed]:
+    """Draw the pieces over the canvas (contact shadow first); what each foot stands on is read
+    from the instance map before any is drawn, so it is what the camera shows there."""
+    out: list[_Placed] = []
+    for p in placed:
+        foot = _to_1x(project(proj2, np.array([[*p.foot_mm, 0.0]])))[0]
+        ring = _to_1x(footprint_px(proj2, p))
+        def at(q):  # noqa: E306 - the instance under a 1x point (0 outside the frame)
+            x, y = int(round(q[0])), int(round(q[1]))
+            return int(cv.inst[y, x]) if 0 <= x < cv.w and 0 <= y < cv.h else -1
+        under = max(at(foot), 0)
+        rim = [at(q) for q in ring]
+        over = any(v >= 0 and v != under for v in rim)
+        out.append(_Placed(p, under, over, 0, 0.0, float(np.linalg.norm(ring - foot, axis=1).mean())))
+    for i, pl in enumerate(out, start=1):
+        parts, fp = draw_piece(rng, proj2, pl.piece)
+        pts = np.vstack([poly for poly, _ in parts] + [fp])
+        centre = fp.mean(axis=0)
+        grown = centre + (fp - centre) * 1.3  # the contact shadow reaches past the footprint
+        sigma = max(0.7, 0.15 * float(np.ptp(fp[:, 0])))
+        pad = 3 * sigma + 4  # the blurred shadow fades out inside the region it is drawn in
+        lo = np.floor(np.vstack([pts, grown]).min(axis=0) - pad)
+        hi = np.ceil(np.vstack([pts, grown]).max(axis=0) + pad)
+        x0, y0 = max(0, int(lo[0]) // 2 * 2), max(0, int(lo[1]) // 2 * 2)
+        x1, y1 = min(2 * cv.w, -(-int(hi[0]) // 2) * 2), min(2 * cv.h, -(-int(hi[1]) // 2) * 2)
+        if x1 - x0 < 2 or y1 - y0 < 2:
+            continue
+        dark = np.zeros((y1 - y0, x1 - x0), np.float32)
+        cv2.fillPoly(dark, [np.round((grown - [x0, y0]) * 16).astype(np.int32)], 1.0, cv2.LINE_AA, shift=4)
+        dark = cv2.GaussianBlur(dark, (0, 0), sigma)
+        roi = cv.img[y0:y1, x0:x1]
+        roi[:] = (roi * (1 - rng.uniform(0.3, 0.6) * dark)[..., None]).astype(np.uint8)
+        bgr, alpha = render_parts(rng, parts, pl.piece.material, (x0, y0, x1, y1))
+        r1, a1 = cv.paste_piece(bgr, alpha, (x0, y0, x1, y1), layer, i)
+        pl.full_px = int(a1.sum())
+        foot2 = project(proj2, np.array([[*pl.piece.foot_mm, 0.0]]))[0]
+        pl.size_px = float(np.linalg.norm(pts - foot2, axis=1).max()) / 2
+        if pl.piece.height_mm > 1.0:
+            shadows.append((layer, r1, a1, pl.piece.height_mm))
+    return out
+
+
+def _draw_hand_over(rng: np.random.Generator, cv: _Canvas, hom2: np.ndarray, placed: list[_Placed], layer: int,
+                    shadows: list) -> None:
+    """A hand whose fingers end on or beside one of the pieces, partly hiding it."""
+    p = placed[int(rng.integers(0, len(placed)))].piece
+    d = rng.uniform(0, 2 * np.pi)
+    reach = p.radius_mm * rng.uniform(0.2, 1.2)
+    tip = (p.foot_mm[0] + math.cos(d) * reach, p.foot_mm[1] + math.sin(d) * reach)
+    t = Thing("hand", tip, float(rng.uniform(0, 360)), height_mm=float(rng.uniform(20, 60)))
+    bgr, alpha, u, centre = _hand_in_place(rng, hom2, t)
+    got = cv.paste(bgr, alpha, hom2 @ _tex_to_table(t, u, alpha.shape, centre), layer, 0, False)
+    if got is not None:
+        shadows.append((layer, got[0], got[1], t.height_mm))
+
+
+HIDDEN_SEEN = 0.9  # a piece less than this share of which shows is partly hidden
+
+
+def _piece_truths(cv: _Canvas, placed: list[_Placed], proj1: np.ndarray, lut: np.ndarray) -> list[PieceTruth]:
+    out = []
+    for i, pl in enumerate(placed, start=1):
+        if pl.full_px == 0:
+            continue  # too small or outside to draw a pixel
+        p = pl.piece
+        seen = float((cv.piece == i).sum()) / pl.full_px
+        foot = project(proj1, np.array([[*p.foot_mm, 0.0]]))[0]
+        card = int(lut[pl.under]) - 1 if 0 < pl.under < len(lut) and lut[pl.under] else None
+        out.append(PieceTruth(p.kind, p.pawn, p.bgr, p.material, (float(foot[0]), float(foot[1])), p.foot_mm, card,
+                              pl.overhang, seen < HIDDEN_SEEN, seen, pl.size_px, pl.radius_px))
+    return out
 
 
 # ---- CLI: samples and a contact sheet to look at ---------------------------------------------------------
@@ -364,11 +526,18 @@ def colour_instances(inst: np.ndarray) -> np.ndarray:
 
 
 def contact_row(s: TrainingSample) -> np.ndarray:
-    """image | instances (coloured, quads drawn) | ignore (white over the dimmed image)."""
+    """image | instances (coloured, quads drawn; pieces' feet: green a pawn, red not, a line to
+    the card it stands on) | ignore (white over the dimmed image)."""
     inst = colour_instances(s.instances)
     img = s.image.copy()
     for q in s.quads:
         cv2.polylines(inst, [np.round(q * 4).astype(np.int32)], True, (255, 255, 255), 1, cv2.LINE_AA, shift=2)
+    for p in s.pieces:
+        foot = (int(round(p.foot_px[0])), int(round(p.foot_px[1])))
+        colour = (0, 255, 0) if p.pawn else (0, 0, 255)
+        cv2.circle(inst, foot, 3 if p.hidden else 2, colour, 1 if p.hidden else -1, cv2.LINE_AA)
+        if p.card is not None:
+            cv2.line(inst, foot, tuple(int(v) for v in s.quads[p.card].mean(axis=0)), colour, 1, cv2.LINE_AA)
     ign = (s.image // 3).copy()
     ign[s.ignore] = (255, 255, 255)
     return np.hstack([img, inst, ign])
@@ -380,12 +549,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--count", type=int, default=24)
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--size", type=int, nargs=2, default=(512, 384), metavar=("W", "H"))
+    ap.add_argument("--pieces", action="store_true", help="game pieces standing in the frames")
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     rows = []
     t0 = time.perf_counter()
     for i in range(args.count):
-        s = training_sample(args.seed + i, tuple(args.size))
+        s = training_sample(args.seed + i, tuple(args.size), pieces=args.pieces)
         stem = args.out / f"sample_{args.seed + i:06d}"
         cv2.imwrite(f"{stem}_image.png", s.image)
         cv2.imwrite(f"{stem}_instances.png", s.instances)
