@@ -8,9 +8,10 @@ table's homography and the deck's card size; frames whose lens bends lines are l
 Each frame is 1280 x 960 as a camera takes it. A card counts when it lies wholly in the frame, at
 least 95 % of it shows and its short side is at least 1/40 of the frame's width (32 px: the
 smallest card the map is made to find, `vision.cardmap.SMALLEST_CARD`; how many smaller ones are
-found anyway is printed apart, as is recall by card size and by layout: apart, touching another
-card, or overlapping one (the independent evaluation's classes); it is found when a detection covers it with IoU >= 0.8 (corner error
-then measured as in bench.labelled_photos). A detection covering no card of the frame, and not
+found anyway is printed apart, as is recall by card size, by layout (apart, touching another
+card, or overlapping one) and by table surface, the independent evaluation's classes); it is
+found when a detection covers it with IoU >= 0.8 (corner error then measured as in
+bench.labelled_photos). A detection covering no card of the frame, and not
 lying mostly on an ignored one (a deck, a fan) or on a card that does not count, is false. The
 Otsu baseline is scored the same way in the same run.
 """
@@ -74,6 +75,7 @@ def run(frames: int, seed: int, detector: str, calibrated: bool = False, out=pri
     detect = None if calibrated else make_detector(detector)
     ours, base, tiny = Score(), Score(), Score()
     by_layout: dict[str, list[bool]] = {}
+    by_table: dict[str, Score] = {}
     bent = 0
     for s in range(seed, seed + frames):
         sample = training_sample(s, SIZE)
@@ -92,6 +94,7 @@ def run(frames: int, seed: int, detector: str, calibrated: bool = False, out=pri
         so.ms, sb.ms = (t1 - t0) * 1e3, (t2 - t1) * 1e3
         for kind, (_, found) in zip(card_layouts(cards, sample.quads), so.by_size):
             by_layout.setdefault(kind, []).append(found)
+        by_table.setdefault(sample.table_kind, Score()).add(so)
         ours.add(so)
         base.add(sb)
         tiny.add(score_photo(small, [], got))
@@ -103,6 +106,7 @@ def run(frames: int, seed: int, detector: str, calibrated: bool = False, out=pri
     out(f"{'baseline':10s} {base.cells()}")
     out(f"{detector} recall by the card's short side: {recall_by_size(ours)}")
     out(f"{detector} recall by layout: {recall_by_layout(by_layout)}")
+    out(f"{detector} recall / precision by table: {by_surface(by_table)}")
     out(f"   and of {tiny.cards} cards smaller than it is made to find (short side < {SMALLEST_CARD * SIZE[0]:.0f} px,"
         f" not scored above): {tiny.found}")
     return ours, base
@@ -144,6 +148,15 @@ def recall_by_layout(by_layout: dict[str, list[bool]]) -> str:
     return ", ".join(
         f"{k} {100 * sum(by_layout[k]) / len(by_layout[k]):.0f} % of {len(by_layout[k])}" if by_layout.get(k) else f"{k} -"
         for k in LAYOUTS
+    )
+
+
+def by_surface(by_table: dict[str, Score]) -> str:
+    def pct(x: float) -> str:
+        return "-" if np.isnan(x) else f"{100 * x:.0f}"
+
+    return ", ".join(
+        f"{k} {pct(v.recall)} / {pct(v.precision)} % of {v.cards}" for k, v in sorted(by_table.items()) if v.cards
     )
 
 

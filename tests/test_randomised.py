@@ -108,3 +108,11 @@ def test_calibration_truth_measures_every_card_at_the_decks_size(samples: list[T
             assert long == pytest.approx(size[1], rel=1e-6)
             diag = np.linalg.norm(mm[2] - mm[0]), np.linalg.norm(mm[3] - mm[1])
             assert diag[0] == pytest.approx(diag[1], rel=1e-6)
+
+
+def test_each_sample_names_its_table_surface(samples: list[TrainingSample]) -> None:
+    from vision.synthetic.surfaces import TABLE_KINDS
+
+    kinds = [s.table_kind for s in samples]
+    assert set(kinds) <= set(TABLE_KINDS) | {"white"}
+    assert len(set(kinds)) >= 4  # the draw varies the surface, and the bench reports by it

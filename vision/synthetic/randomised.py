@@ -58,7 +58,7 @@ from vision.synthetic.pieces import (
     render_parts,
 )
 from vision.synthetic.random_layouts import Thing, random_things, thing_corners_mm
-from vision.synthetic.surfaces import table_albedo
+from vision.synthetic.surfaces import table_albedo, table_surface
 from vision.synthetic.truth import order_clockwise_from_top_left
 
 MAX_TEXTURE_PX = 720  # a picture never needs more pixels than the camera gives it
@@ -85,6 +85,8 @@ class TrainingSample:
     # Game pieces standing in the frame (only with pieces=True), and the players' colours (BGR).
     pieces: list[PieceTruth] = field(default_factory=list)
     player_colours: list[tuple[int, int, int]] = field(default_factory=list)
+    # The table's surface (vision.synthetic.surfaces.TABLE_KINDS, or "white"), to report by surface.
+    table_kind: str = ""
 
 
 # ---- camera ------------------------------------------------------------------------------------------------
@@ -203,7 +205,8 @@ def _tex_to_table(t: Thing, u: float, shape: tuple[int, int], centre_mm) -> np.n
     return np.array([[c, -sn, centre_mm[0] - c * ox + sn * oy], [sn, c, centre_mm[1] - sn * ox - c * oy], [0, 0, 1]])
 
 
-def _draw_table(rng: np.random.Generator, cv: _Canvas, hom2: np.ndarray, white: bool) -> None:
+def _draw_table(rng: np.random.Generator, cv: _Canvas, hom2: np.ndarray, white: bool) -> str:
+    """Draws the table under the whole view; returns its surface's kind."""
     w2, h2 = 2 * cv.w, 2 * cv.h
     foot = _project(np.linalg.inv(hom2), np.array([[0, 0], [w2, 0], [w2, h2], [0, h2]], float))
     lo, hi = foot.min(axis=0), foot.max(axis=0)
@@ -211,7 +214,7 @@ def _draw_table(rng: np.random.Generator, cv: _Canvas, hom2: np.ndarray, white: 
     centre_scale = math.sqrt(abs(np.linalg.det(hom2[:2, :2])))  # rough px/mm of the view
     r = min(centre_scale, math.sqrt(TABLE_BUDGET_PX / max(area, 1.0)))
     shape = (int((hi[1] - lo[1]) * r) + 2, int((hi[0] - lo[0]) * r) + 2)
-    albedo = table_albedo(rng, shape, r, white)
+    albedo, kind = table_surface(rng, shape, r, white)
     if rng.random() < 0.15:  # the table ends in view: floor or another surface beyond its edge
         p = rng.uniform(0.15, 0.85, 2) * [shape[1], shape[0]]
         a = rng.uniform(0, 2 * np.pi)
@@ -223,6 +226,7 @@ def _draw_table(rng: np.random.Generator, cv: _Canvas, hom2: np.ndarray, white: 
     to_mm = np.array([[1 / r, 0, lo[0]], [0, 1 / r, lo[1]], [0, 0, 1]])
     cv.img[:] = cv2.warpPerspective(albedo, hom2 @ to_mm, (w2, h2), flags=cv2.INTER_LINEAR,
                                     borderMode=cv2.BORDER_REFLECT)
+    return kind
 
 
 def _deck_edge(st, u: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -258,7 +262,7 @@ def training_sample(seed: int, size: tuple[int, int] = (512, 384), pieces: bool 
     # 1x pixel j covers 2x pixels 2j, 2j+1 (centres at integers): u1 = (u2 - 0.5) / 2.
     hom1 = np.array([[0.5, 0, -0.25], [0, 0.5, -0.25], [0, 0, 1]]) @ hom2
     cv = _Canvas(w, h)
-    _draw_table(rng, cv, hom2, white)
+    table_kind = _draw_table(rng, cv, hom2, white)
     foot = _project(np.linalg.inv(hom2), np.array([[0, 0], [2 * w, 0], [2 * w, 2 * h], [0, 2 * h]], float))
     things = random_things(rng, foot, style)
 
@@ -415,6 +419,7 @@ def training_sample(seed: int, size: tuple[int, int] = (512, 384), pieces: bool 
         seen=seen,
         pieces=truths,
         player_colours=players,
+        table_kind=table_kind,
     )
 
 

@@ -40,6 +40,14 @@ def table_albedo(
 ) -> np.ndarray:
     """A uint8 BGR raster of a random table surface, `shape` = (rows, cols) at px_per_mm;
     `white`: a plain white-ish table (the white-cards-on-white-table case)."""
+    return table_surface(rng, shape, px_per_mm, white)[0]
+
+
+def table_surface(
+    rng: np.random.Generator, shape: tuple[int, int], px_per_mm: float, white: bool = False
+) -> tuple[np.ndarray, str]:
+    """`table_albedo`'s raster and its kind (one of TABLE_KINDS, or "white"), so a bench can
+    report by surface as the independent evaluation did."""
     h, w = shape
     kind = "plain" if white else str(rng.choice(TABLE_KINDS, p=TABLE_P))
     base = _plain_colour(rng)
@@ -124,4 +132,5 @@ def table_albedo(
     else:  # speckle: laminate / granite dots
         dots = rng.random(shape, dtype=np.float32)
         img = base * (lum - 0.25 * (dots > 0.97) + 0.2 * (dots < 0.02))[..., None]
-    return cv2.convertScaleAbs(img)  # saturating float -> uint8, faster than clip + astype
+    # saturating float -> uint8, faster than clip + astype
+    return cv2.convertScaleAbs(img), "white" if white else kind
