@@ -35,6 +35,7 @@ from vision.train.data import (
     render_example,
 )
 from vision.train.model import WIDTHS, CardMapNet
+from vision.train.sampling import HardSampler
 from vision.train.splits import load as load_splits
 from vision.train.targets import MapTargets
 
@@ -236,11 +237,18 @@ def train(args: argparse.Namespace) -> None:
     val_seeds = [VALIDATION_SEED + i for i in range(48)] + [VALIDATION_SEED + PROJECT_SEED + i for i in range(16)]
     val_renders = [_unpack(*p) for p in render_pool(val_seeds, args.workers)]
     print(f"{len(pool)} renders in {time.time() - t0:.0f} s")
-    landscape = [p for p in pool if p[0].shape[1] > p[0].shape[0]]
-    portrait = [p for p in pool if p[0].shape[1] < p[0].shape[0]]
+    landscape = np.array([i for i, p in enumerate(pool) if p[0].shape[1] > p[0].shape[0]])
+    portrait = np.array([i for i, p in enumerate(pool) if p[0].shape[1] < p[0].shape[0]])
     splits = load_splits()
     photos_dir = Path(args.photos)
     train_photos = labelled_photos(photos_dir, set(splits["train"]))
+    # The losses kept for each frame go with the checkpoint while the pool and photos are the same.
+    kept = state.get("hard_losses") if state else None
+    if kept is not None and (len(kept["renders"]) != len(pool) or len(kept["photos"]) != len(train_photos)):
+        kept = None
+    hard_renders = HardSampler(len(pool), args.hard_share, kept["renders"] if kept else None)
+    hard_photos = HardSampler(len(train_photos), args.hard_share, kept["photos"] if kept else None)
+    all_photos = np.arange(len(train_photos))
     val_photos = labelled_photos(photos_dir, set(splits["validation"]))
     vrng = np.random.default_rng(VALIDATION_SEED)
     val_real = [photo_example(p, vrng) for p in val_photos]
@@ -264,18 +272,27 @@ def train(args: argparse.Namespace) -> None:
         # One shape per batch: a quarter of the batches portrait.
         size = INPUT_SIZE[::-1] if rng.random() < 0.25 else INPUT_SIZE
         renders = portrait if size != INPUT_SIZE else landscape
-        batch = []
+        batch, drawn = [], []
         for _ in range(args.batch):
             if train_photos and rng.random() < args.real_share:
-                ex = photo_example(train_photos[int(rng.integers(len(train_photos)))], rng, size)
+                i = hard_photos.draw(rng, all_photos)
+                ex = photo_example(train_photos[i], rng, size)
+                drawn.append((hard_photos, i))
             else:
-                ex = _unpack(*renders[int(rng.integers(len(renders)))])
+                i = hard_renders.draw(rng, renders)
+                ex = _unpack(*pool[i])
+                drawn.append((hard_renders, i))
             batch.append(crop(augment(ex, rng), args.crop, rng))
         x, y = _batch(batch)
-        loss = map_loss(model(x), y)
+        logits = model(x)
+        loss = map_loss(logits, y)
         opt.zero_grad()
         loss.backward()
         opt.step()
+        if args.hard_share > 0:
+            with torch.no_grad():
+                for k, (sampler, i) in enumerate(drawn):
+                    sampler.report(i, map_loss(logits[k : k + 1], y[k : k + 1]).item())
         step += 1
         if step % 50 == 0:
             print(f"step {step} loss {loss.item():.4f} lr {lr:.5f} {time.time() - t0:.0f} s", flush=True)
@@ -294,6 +311,7 @@ def train(args: argparse.Namespace) -> None:
                     "widths": model.widths,
                     "args": vars(args),
                     "runs": runs,
+                    "hard_losses": {"renders": hard_renders.loss, "photos": hard_photos.loss},
                 },
                 ckpt,
             )
@@ -316,6 +334,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--crop", type=float, default=0.75, help="train on windows of this share of each side")
     ap.add_argument("--pool-cache", default="", help="an .npz to keep the rendered pool in between runs")
     ap.add_argument("--every", type=int, default=250, help="validate and save every N steps")
+    ap.add_argument(
+        "--hard-share", type=float, default=0.0,
+        help="share of the frames drawn by their last loss rather than uniformly (vision.train.sampling)",
+    )
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument(
