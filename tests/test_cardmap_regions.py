@@ -82,3 +82,19 @@ def test_a_faint_printed_frame_does_not_split_a_card():
     assert len(regions) == 1
     assert np.abs(regions[0].contour.min(axis=0) - (29.5, 19.5)).max() <= 1.5
     assert np.abs(regions[0].contour.max(axis=0) - (57.5, 59.5)).max() <= 1.5
+
+
+def test_touching_small_cards_are_two_regions_on_a_full_resolution_map():
+    # Two cards 12 x 17 frame px touching, their targets on a map at the frame's own resolution
+    # (stride 1, scale 1): each comes back on its own, to about a pixel.
+    quads = [
+        np.array([[20, 30], [32, 30], [32, 47], [20, 47]], float),
+        np.array([[32, 30], [44, 30], [44, 47], [32, 47]], float),
+    ]
+    inst, _ = instances_from_quads((80, 80), quads, [])
+    t = targets_from_instances(inst, np.zeros(inst.shape, bool), stride=1)
+    regions = card_regions(CardMapReading(t.interior, t.boundary, 1.0))
+    assert len(regions) == 2
+    for r, q in zip(sorted(regions, key=lambda r: r.contour[:, 0].min()), quads):
+        assert np.abs(r.contour.min(axis=0) - q.min(axis=0)).max() <= 1.5
+        assert np.abs(r.contour.max(axis=0) - q.max(axis=0)).max() <= 1.5

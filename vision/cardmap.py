@@ -23,7 +23,8 @@ MODELS = Path(__file__).resolve().parent / "models"
 MAP_LONG_SIDE = 640
 STRIDE = 32  # the network's input sides must be multiples of this
 # The smallest card the map is made to find: its short side 1/40 of the frame's long side (16 px
-# where the network reads the frame, 8 map px: room for an interior between two boundary bands).
+# where the network reads the frame: 8 px of a half-resolution map, room for an interior between
+# two boundary bands).
 # A referee's 1080p camera over a 1.2 m table sees a playing card about 100 px across (1/19).
 SMALLEST_CARD = 1 / 40
 # How far (map px) a card's core grows back over the boundary band it lost: the band is two
@@ -70,6 +71,9 @@ class CardMap:
         card = path.with_suffix(".json")
         self.card = json.loads(card.read_text()) if card.exists() else {}
         self.long_side = int(self.card.get("input_long_side", MAP_LONG_SIDE))
+        # Input px per map px: 2 for the first weights (a half-resolution map), 1 for a map at the
+        # input's own resolution.
+        self.stride = int(self.card.get("output_stride", 2))
 
     @property
     def model(self) -> dict:
@@ -94,9 +98,9 @@ class CardMap:
         self._net.setInput(cv2.dnn.blobFromImages([np.ascontiguousarray(v) for v in views]))
         out = self._net.forward()
         logits = (out[0] + out[1][:, :, ::-1] + out[2][:, ::-1] + out[3][:, ::-1, ::-1]) / 4
-        mh, mw = size[1] // 2, size[0] // 2
+        mh, mw = size[1] // self.stride, size[0] // self.stride
         p = 1.0 / (1.0 + np.exp(-logits[:, :mh, :mw]))
-        return CardMapReading(p[0], p[1], scale=2.0 * max(h, w) / self.long_side)
+        return CardMapReading(p[0], p[1], scale=self.stride * max(h, w) / self.long_side)
 
 
 @lru_cache(maxsize=1)

@@ -13,6 +13,7 @@ random takes the run's seed, so the same command on the same data gives the same
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import time
@@ -29,15 +30,17 @@ from vision.train.data import (
     PHOTOS,
     Example,
     augment,
+    crop,
     labelled_photos,
+    pack,
     photo_example,
     project_render_example,
     render_example,
+    unpack,
 )
 from vision.train.model import WIDTHS, CardMapNet
 from vision.train.sampling import HardSampler
 from vision.train.splits import load as load_splits
-from vision.train.targets import MapTargets
 
 # Seeds of the project's own renderer's frames in training, and of the validation frames (both
 # renderers), far from the benchmarks' seeds (1e6..5e6), which no training run may see.
@@ -49,50 +52,29 @@ BOUNDARY_WEIGHT = 4.0  # boundary pixels are few, and missing one merges two car
 WARMUP_STEPS = 200
 
 
-def _pack(ex: Example) -> tuple[np.ndarray, np.ndarray]:
-    t = ex.targets
-    return ex.image, np.stack([t.interior, t.boundary, t.weight]).astype(np.uint8)
-
-
-def _render(seed: int) -> tuple[np.ndarray, np.ndarray]:
+def _render(seed: int, stride: int = 2) -> tuple[np.ndarray, np.ndarray]:
     size = INPUT_SIZE if seed % 4 else INPUT_SIZE[::-1]  # a quarter of the frames portrait
     if seed % VALIDATION_SEED >= PROJECT_SEED:
-        return _pack(project_render_example(seed, size))
-    return _pack(render_example(seed, size))
+        return pack(project_render_example(seed, size, stride))
+    return pack(render_example(seed, size, stride))
 
 
-def render_pool(seeds: list[int], workers: int, cache: Path | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The frames of `seeds`, from `cache` when an earlier run of the same seeds saved them
-    (renders are deterministic in their seed: the cache only saves time)."""
+def render_pool(
+    seeds: list[int], workers: int, cache: Path | None = None, stride: int = 2
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The frames of `seeds` with targets for a network of `stride`, from `cache` when an
+    earlier run of the same seeds and stride saved them (renders are deterministic in their
+    seed: the cache only saves time)."""
     if cache is not None and cache.exists():
         with np.load(cache) as z:
-            if z["seeds"].tolist() == list(seeds):
+            if z["seeds"].tolist() == list(seeds) and int(z.get("stride", 2)) == stride and z["maps0"].ndim == 2:
                 return [(z[f"image{i}"], z[f"maps{i}"]) for i in range(len(seeds))]
     with Pool(workers) as pool:
-        frames = pool.map(_render, seeds, chunksize=8)
+        frames = pool.map(functools.partial(_render, stride=stride), seeds, chunksize=8)
     if cache is not None:
         arrays = {f"image{i}": f[0] for i, f in enumerate(frames)} | {f"maps{i}": f[1] for i, f in enumerate(frames)}
-        np.savez(cache, seeds=np.array(seeds), **arrays)
+        np.savez(cache, seeds=np.array(seeds), stride=stride, **arrays)
     return frames
-
-
-def _unpack(image: np.ndarray, maps: np.ndarray) -> Example:
-    m = maps.astype(np.float32)
-    return Example(image, MapTargets(m[0], m[1], m[2]))
-
-
-def crop(ex: Example, share: float, rng: np.random.Generator) -> Example:
-    """A random window of `share` of each side (a multiple of 32 px): most of a frame's context
-    at a fraction of the cost of a step."""
-    if share >= 1:
-        return ex
-    h, w = ex.image.shape[:2]
-    ch, cw = int(h * share) // 32 * 32, int(w * share) // 32 * 32
-    y = int(rng.integers(0, (h - ch) // 2 + 1)) * 2
-    x = int(rng.integers(0, (w - cw) // 2 + 1)) * 2
-    t = ex.targets
-    cut = lambda m: np.ascontiguousarray(m[y // 2 : (y + ch) // 2, x // 2 : (x + cw) // 2])  # noqa: E731
-    return Example(np.ascontiguousarray(ex.image[y : y + ch, x : x + cw]), MapTargets(cut(t.interior), cut(t.boundary), cut(t.weight)))
 
 
 def _batch(examples: list[Example]) -> tuple[torch.Tensor, torch.Tensor]:
@@ -144,7 +126,7 @@ def map_scores(model: CardMapNet, examples: list[Example]) -> dict[str, float]:
 def export(checkpoint: Path, out: Path = MODEL) -> Path:
     """The trained weights as ONNX, with any frame size (multiples of 32), for cv2.dnn."""
     state = torch.load(checkpoint, map_location="cpu", weights_only=False)
-    model = CardMapNet(tuple(state["widths"]))
+    model = CardMapNet(tuple(state["widths"]), state.get("stride", 2))
     model.load_state_dict(state["model"])
     model.eval()
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -182,11 +164,14 @@ def write_card(state: dict, path: Path) -> None:
     version = f"{time.strftime('%Y%m%d')}-step{state['step']}"
     # The weights read frames at the long side of their last run (runs before it was recorded: 512).
     sides = [r.get("input_long_side", 512) for r in runs] or [MAP_LONG_SIDE]
+    stride = state.get("stride", 2)
     card = {
         "version": version,
         "input_long_side": sides[-1],
+        "output_stride": stride,
         "network": f"U-Net, widths {list(state['widths'])}, input BGR 0..255 with long side {sides[-1]} px "
-        "(sides multiples of 32), output logits (interior, boundary) at half resolution",
+        "(sides multiples of 32), output logits (interior, boundary) at "
+        + ("half resolution" if stride == 2 else "the input's resolution (a pixel shuffle of the half-resolution features)"),
         # One command per run; each later one resumed the weights of the one before.
         "training_commands": [_command(r["args"]) for r in runs] or [_command(args)],
         "input_long_side_per_run": sides,
@@ -219,10 +204,21 @@ def train(args: argparse.Namespace) -> None:
     out.mkdir(parents=True, exist_ok=True)
     ckpt = out / "checkpoint.pt"
     state = torch.load(ckpt, map_location="cpu", weights_only=False) if ckpt.exists() else None
-    widths = tuple(state["widths"]) if state else tuple(int(w) for w in args.widths.split(","))
-    model = CardMapNet(widths)
+    init = None
+    if state is None and args.init:
+        init = torch.load(args.init, map_location="cpu", weights_only=False)
+    widths = tuple((state or init)["widths"]) if (state or init) else tuple(int(w) for w in args.widths.split(","))
+    stride = state.get("stride", 2) if state else args.stride
+    model = CardMapNet(widths, stride)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     step, log, runs = 0, [], []
+    if init:
+        # A new run from another's weights: every layer of the same shape is taken (a new head
+        # for another stride starts afresh).
+        own = model.state_dict()
+        taken = {k: v for k, v in init["model"].items() if k in own and own[k].shape == v.shape}
+        model.load_state_dict(taken, strict=False)
+        print(f"started from {args.init} (step {init['step']}): {len(taken)} of {len(own)} tensors")
     if state:
         model.load_state_dict(state["model"])
         # A slim checkpoint (`--slim`, the one committed between sessions) has no optimizer
@@ -233,9 +229,9 @@ def train(args: argparse.Namespace) -> None:
         print(f"resumed at step {step} (widths {list(widths)})")
     t0 = time.time()
     seeds = list(range(args.renders)) + list(range(PROJECT_SEED, PROJECT_SEED + args.project_renders))
-    pool = render_pool(seeds, args.workers, Path(args.pool_cache) if args.pool_cache else None)
+    pool = render_pool(seeds, args.workers, Path(args.pool_cache) if args.pool_cache else None, stride)
     val_seeds = [VALIDATION_SEED + i for i in range(48)] + [VALIDATION_SEED + PROJECT_SEED + i for i in range(16)]
-    val_renders = [_unpack(*p) for p in render_pool(val_seeds, args.workers)]
+    val_renders = [unpack(*p) for p in render_pool(val_seeds, args.workers, stride=stride)]
     print(f"{len(pool)} renders in {time.time() - t0:.0f} s")
     landscape = np.array([i for i, p in enumerate(pool) if p[0].shape[1] > p[0].shape[0]])
     portrait = np.array([i for i, p in enumerate(pool) if p[0].shape[1] < p[0].shape[0]])
@@ -251,7 +247,7 @@ def train(args: argparse.Namespace) -> None:
     all_photos = np.arange(len(train_photos))
     val_photos = labelled_photos(photos_dir, set(splits["validation"]))
     vrng = np.random.default_rng(VALIDATION_SEED)
-    val_real = [photo_example(p, vrng) for p in val_photos]
+    val_real = [photo_example(p, vrng, stride=stride) for p in val_photos]
     print(f"real photos: {len(train_photos)} train, {len(val_photos)} validation")
     # What this run (one resumption of the weights' training) was given, for the model card.
     runs = runs + [
@@ -276,11 +272,11 @@ def train(args: argparse.Namespace) -> None:
         for _ in range(args.batch):
             if train_photos and rng.random() < args.real_share:
                 i = hard_photos.draw(rng, all_photos)
-                ex = photo_example(train_photos[i], rng, size)
+                ex = photo_example(train_photos[i], rng, size, stride)
                 drawn.append((hard_photos, i))
             else:
                 i = hard_renders.draw(rng, renders)
-                ex = _unpack(*pool[i])
+                ex = unpack(*pool[i])
                 drawn.append((hard_renders, i))
             batch.append(crop(augment(ex, rng), args.crop, rng))
         x, y = _batch(batch)
@@ -309,6 +305,7 @@ def train(args: argparse.Namespace) -> None:
                     "step": step,
                     "log": log,
                     "widths": model.widths,
+                    "stride": model.stride,
                     "args": vars(args),
                     "runs": runs,
                     "hard_losses": {"renders": hard_renders.loss, "photos": hard_photos.loss},
@@ -342,6 +339,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument(
         "--widths", default=",".join(map(str, WIDTHS)), help="channels per level of a new network (a resumed one keeps its own)"
+    )
+    ap.add_argument(
+        "--stride", type=int, default=2, choices=(1, 2),
+        help="a new network's map: at half the input's resolution (2) or at it (1)",
+    )
+    ap.add_argument(
+        "--init", metavar="CHECKPOINT", help="a new run starts from these weights (the layers whose shapes match)"
     )
     ap.add_argument("--export", metavar="CHECKPOINT", help="export a checkpoint to ONNX and stop")
     ap.add_argument("--slim", metavar="CHECKPOINT", help="write CHECKPOINT without its optimizer state (to commit) and stop")

@@ -29,14 +29,14 @@ class Example:
     targets: MapTargets
 
 
-def render_example(seed: int, size: tuple[int, int] = INPUT_SIZE) -> Example:
+def render_example(seed: int, size: tuple[int, int] = INPUT_SIZE, stride: int = 2) -> Example:
     from vision.synthetic.randomised import training_sample
 
     s = training_sample(seed, size)
-    return Example(s.image, targets_from_instances(s.instances, s.ignore))
+    return Example(s.image, targets_from_instances(s.instances, s.ignore, stride))
 
 
-def project_render_example(seed: int, size: tuple[int, int] = INPUT_SIZE) -> Example:
+def project_render_example(seed: int, size: tuple[int, int] = INPUT_SIZE, stride: int = 2) -> Example:
     """A frame of the project's own renderer (its cards, pawns, hands, sheets and light) from a
     random camera, reduced to `size`: the cards the product referees must stay found."""
     import math
@@ -75,7 +75,7 @@ def project_render_example(seed: int, size: tuple[int, int] = INPUT_SIZE) -> Exa
     image = cv2.resize(frame.image, size, interpolation=cv2.INTER_AREA)
     inst = cv2.resize(inst.astype(np.float32), size, interpolation=cv2.INTER_NEAREST).astype(np.int32)
     ignore = cv2.resize(above.astype(np.uint8), size, interpolation=cv2.INTER_NEAREST) > 0
-    return Example(image, targets_from_instances(inst, ignore))
+    return Example(image, targets_from_instances(inst, ignore, stride))
 
 
 @dataclass
@@ -115,7 +115,9 @@ def labelled_photos(
     return out
 
 
-def photo_example(photo: LabelledPhoto, rng: np.random.Generator, size: tuple[int, int] = INPUT_SIZE) -> Example:
+def photo_example(
+    photo: LabelledPhoto, rng: np.random.Generator, size: tuple[int, int] = INPUT_SIZE, stride: int = 2
+) -> Example:
     """The photo scaled so its long side is what the map reads (or up to 1.6x larger, to see
     small cards as the renders do), turned to the frame's orientation and cropped at random."""
     img = cv2.imread(str(photo.image_path), cv2.IMREAD_COLOR)
@@ -140,7 +142,7 @@ def photo_example(photo: LabelledPhoto, rng: np.random.Generator, size: tuple[in
     inst, ign = instances_from_quads((h, w), [shift(c) for c in cards], [shift(p) for p in ignore])
     ign[crop.shape[0] :, :] = True
     ign[:, crop.shape[1] :] = True
-    return Example(frame, targets_from_instances(inst, ign))
+    return Example(frame, targets_from_instances(inst, ign, stride))
 
 
 def augment(ex: Example, rng: np.random.Generator) -> Example:
@@ -155,3 +157,31 @@ def augment(ex: Example, rng: np.random.Generator) -> Example:
     gain = rng.uniform(0.75, 1.25) * rng.uniform(0.9, 1.1, size=3)
     img = np.clip(img * gain + rng.uniform(-20, 20), 0, 255).astype(np.uint8)
     return Example(np.ascontiguousarray(img), MapTargets(*(np.ascontiguousarray(m) for m in maps)))
+
+
+def pack(ex: Example) -> tuple[np.ndarray, np.ndarray]:
+    """The image and its three target maps as bits of one byte per pixel (a pool of 6,400 frames
+    with targets at the input's resolution then fits in 8 GB)."""
+    t = ex.targets
+    bits = (t.interior > 0.5).astype(np.uint8) | (t.boundary > 0.5).astype(np.uint8) << 1
+    return ex.image, bits | (t.weight > 0.5).astype(np.uint8) << 2
+
+
+def unpack(image: np.ndarray, maps: np.ndarray) -> Example:
+    """The example `pack` packed."""
+    return Example(image, MapTargets(*((maps >> b & 1).astype(np.float32) for b in range(3))))
+
+
+def crop(ex: Example, share: float, rng: np.random.Generator) -> Example:
+    """A random window of `share` of each side (a multiple of 32 px): most of a frame's context
+    at a fraction of the cost of a step."""
+    if share >= 1:
+        return ex
+    h, w = ex.image.shape[:2]
+    t = ex.targets
+    s = h // t.interior.shape[0]  # the network's stride
+    ch, cw = int(h * share) // 32 * 32, int(w * share) // 32 * 32
+    y = int(rng.integers(0, (h - ch) // s + 1)) * s
+    x = int(rng.integers(0, (w - cw) // s + 1)) * s
+    cut = lambda m: np.ascontiguousarray(m[y // s : (y + ch) // s, x // s : (x + cw) // s])  # noqa: E731
+    return Example(np.ascontiguousarray(ex.image[y : y + ch, x : x + cw]), MapTargets(cut(t.interior), cut(t.boundary), cut(t.weight)))

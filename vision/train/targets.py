@@ -1,4 +1,5 @@
-"""What the card map should say for a frame: per pixel at half resolution, card interior,
+"""What the card map should say for a frame: per pixel of the map (at the input's resolution
+divided by the network's stride), card interior,
 card boundary, and where not to score it. Made from a render's instance map or from a real
 photo's labelled corners; numpy and OpenCV only, so the runtime's tests can use it too."""
 
@@ -10,8 +11,8 @@ import cv2
 import numpy as np
 
 # The boundary band: the pixels on both sides of the line where one card's visible region meets
-# anything else, widened by this many half-resolution pixels. Two px cut touching cards apart
-# and leave a core even in a card 12 px wide.
+# anything else, widened by this many map pixels. Two map px cut touching cards apart and leave a
+# core even in a card 12 map px wide.
 BOUNDARY_RADIUS = 0
 
 
@@ -22,14 +23,15 @@ class MapTargets:
     weight: np.ndarray  # h x w float32: 0 where not scored
 
 
-def half_size(shape: tuple[int, ...]) -> tuple[int, int]:
-    """(rows, cols) of the map for an input of `shape`: the network halves each side."""
-    return shape[0] // 2, shape[1] // 2
+def map_size(shape: tuple[int, ...], stride: int = 2) -> tuple[int, int]:
+    """(rows, cols) of the map for an input of `shape`: the network divides each side by its stride."""
+    return shape[0] // stride, shape[1] // stride
 
 
-def targets_from_instances(instances: np.ndarray, ignore: np.ndarray) -> MapTargets:
-    """`instances`: H x W ints, 0 = no card, k = card k's visible pixels; `ignore`: H x W bool."""
-    h, w = half_size(instances.shape)
+def targets_from_instances(instances: np.ndarray, ignore: np.ndarray, stride: int = 2) -> MapTargets:
+    """`instances`: H x W ints, 0 = no card, k = card k's visible pixels; `ignore`: H x W bool;
+    the targets at the map's size for a network of `stride`."""
+    h, w = map_size(instances.shape, stride)
     inst = cv2.resize(instances.astype(np.int32).astype(np.float32), (w, h), interpolation=cv2.INTER_NEAREST)
     inst = inst.astype(np.int32)
     interior = inst > 0
