@@ -48,6 +48,10 @@ MAX_ASPECT = 3.0
 # A calibrated placement this close to the card's size (relative, both sides) is the card's own
 # edge: no other is tried (a camera's calibration and a card's cut hold its size to about 1 %).
 SIZE_SURE = 0.015
+# Of the fits that pass, the one that agrees best with the map's region is the card's (the first
+# to pass may have run along a neighbour's edge or a printed frame); one agreeing this well ends
+# the search.
+AGREES = 0.9
 # Two reports of one card (two regions of one card split by a printed line) overlap this much.
 SAME_CARD_IOU = 0.5
 
@@ -119,16 +123,22 @@ class MapCardDetector:
         off_cards: np.ndarray,
     ) -> CardCandidate | None:
         """The card of one region, from its rough quads: placed at the card's size with a
-        calibration, else the first edge fit that passes."""
+        calibration, else of the edge fits that pass the one that agrees best with the region."""
         outline = shapely.Polygon(region.contour).buffer(0)
         if self.placer is not None:
             return self._placed(image, rough, outline, reading, cards)
-        for r in REACHES_MAP_PX:
+        best, best_iou = None, 0.0
+        for reach in _reaches(reading):
             for q in rough:
-                c = self._fitted(image, q, max(3.0, r * reading.scale), region, outline, reading, cards, off_cards)
-                if c is not None:
-                    return c
-        return None
+                c = self._fitted(image, q, reach, region, outline, reading, cards, off_cards)
+                if c is None:
+                    continue
+                agree = _iou(shapely.Polygon(c.corners_px), outline)
+                if agree > best_iou:
+                    best, best_iou = c, agree
+                if best_iou >= AGREES:
+                    return best
+        return best
 
     def _placed(
         self, image: np.ndarray, rough: list[np.ndarray], outline: shapely.Geometry, reading: CardMapReading, cards: np.ndarray
@@ -137,9 +147,9 @@ class MapCardDetector:
         one nearest the card's size (a frame printed a few mm inside the card passes the size
         tolerance too, and the card's own edge is nearer its size)."""
         best, best_off = None, np.inf
-        for r in REACHES_MAP_PX:
+        for reach in _reaches(reading):
             for q in rough:
-                for placed in self.placer.place(image, q, max(3.0, r * reading.scale)):
+                for placed in self.placer.place(image, q, reach):
                     if not _held_to_map(placed.corners_px, outline, reading, cards):
                         continue
                     off = self._size_error(self.table.to_mm(placed.corners_px))
@@ -182,6 +192,12 @@ class MapCardDetector:
         short, long = side_lengths(corners_mm)
         cs, cl = sorted(self.settings.card_size_mm)
         return max(abs(short / cs - 1), abs(long / cl - 1))
+
+
+def _reaches(reading: CardMapReading) -> list[float]:
+    """`REACHES_MAP_PX` in frame px, each at least 3 px (the edge fit's own window), once each: a
+    fine map's reaches mostly meet that floor, and the same fit twice is the same answer."""
+    return list(dict.fromkeys(max(3.0, r * reading.scale) for r in REACHES_MAP_PX))
 
 
 def _rough_quads(contour: np.ndarray) -> list[np.ndarray]:
