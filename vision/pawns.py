@@ -1045,7 +1045,9 @@ def _stands_up(
     # The outline: the colour changes sharply across it (5x5 morphological gradient).
     grad = cv2.morphologyEx(patch, cv2.MORPH_GRADIENT, _SQUARE5).max(axis=2)
     edge = cv2.subtract(blob, cv2.erode(blob, _OPEN))
-    if np.mean(grad[edge > 0] > SHARP_STEP) < MIN_SHARP:
+    # (A blob with no outline left, all of it cut off by the window, has no sharp one either.)
+    sharp = grad[edge > 0] > SHARP_STEP
+    if not sharp.size or np.mean(sharp) < MIN_SHARP:
         return False
     # Brightness as max(B, G, R): a pawn's side is its colour, darker.
     v = cv2.max(cv2.max(patch[..., 0], patch[..., 1]), patch[..., 2])
