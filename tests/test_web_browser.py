@@ -122,11 +122,13 @@ def test_three_phones_play_a_whole_game_of_the_plan_through_the_pages(tmp_path):
                     phone = phones[seat]
                     phone.idle()
                     buttons = phone.buttons()
-                    if not buttons.count():
+                    # Counted once: the page may redraw (and hold fewer buttons) at any moment.
+                    n = buttons.count()
+                    if not n:
                         continue
                     before = table.seq()
                     try:  # the page may redraw between counting its buttons and the tap
-                        buttons.nth(rnd.randrange(buttons.count())).click(timeout=2_000)
+                        buttons.nth(rnd.randrange(n)).click(timeout=2_000)
                     except PlaywrightTimeout:
                         continue
                     phone.idle()
