@@ -67,7 +67,8 @@ def render_pool(
     seed: the cache only saves time)."""
     if cache is not None and cache.exists():
         with np.load(cache) as z:
-            if z["seeds"].tolist() == list(seeds) and int(z.get("stride", 2)) == stride and z["maps0"].ndim == 2:
+            # Caches from before the packed targets name no stride, and are made again.
+            if "stride" in z and int(z["stride"]) == stride and z["seeds"].tolist() == list(seeds):
                 return [(z[f"image{i}"], z[f"maps{i}"]) for i in range(len(seeds))]
     with Pool(workers) as pool:
         frames = pool.map(functools.partial(_render, stride=stride), seeds, chunksize=8)

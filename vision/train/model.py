@@ -3,12 +3,13 @@ and card boundary (the edges where one card ends: against the table, a neighbour
 
 Small on purpose: it runs on one CPU core inside a 150 ms frame budget (cv2.dnn), and it only
 has to say *where* cards are; the exact sides come from the sub-pixel edge fit afterwards.
-The first weights gave logits at half the input's resolution (`stride` 2). A card 1/40 of the
-frame across is then 8 map px, and two such cards touching share a boundary band a quarter of
-their width: on the randomised renders 6 in 10 of the cards that small were lost after the map,
-merged with a neighbour or outlined too coarsely. `stride` 1 gives the map at the input's own
-resolution for the cost of one 3 x 3 convolution: the half-resolution features predict each
-pixel's 2 x 2 sub-pixels (a pixel shuffle, ONNX DepthToSpace, which cv2.dnn runs).
+The shipped weights give logits at half the input's resolution (`stride` 2): a card 1/40 of the
+frame across is then 8 map px, and on diagnostic renders about half the cards that small were
+lost after the map (merged with a neighbour, or outlined too coarsely). `stride` 1 gives the map
+at the input's own resolution for the cost of one 3 x 3 convolution: the half-resolution
+features predict each pixel's 2 x 2 sub-pixels (a pixel shuffle, ONNX DepthToSpace, which
+cv2.dnn runs). After 4,000 steps from the shipped weights it still found fewer cards than they
+do (README, "Vision v2"), so it is not shipped.
 """
 
 from __future__ import annotations
