@@ -450,6 +450,10 @@ def test_a_physical_table_of_the_plan_is_reported_by_the_stewards_phone_and_play
                 assert set(picked) <= set(got), (got, picked)  # what lay face up before stays
                 for seat in SEATS:
                     select = page.locator(f"select[data-seat={seat}]")
+                    # The table's feed can be ahead of the steward's page: wait for its choices.
+                    page.wait_for_selector(
+                        f"select[data-seat={seat}] option:not([value=''])", state="attached"
+                    )
                     options = select.locator("option").evaluate_all(
                         "os => os.map(o => o.value).filter(v => v)"
                     )
