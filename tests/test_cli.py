@@ -11,6 +11,10 @@ import pytest
 
 from tabletop.cli import build_parser, main
 
+# Real processes (or a browser) waiting on timeouts: in the slow set, one such test at a time
+# (`--dist loadgroup`), beside the vision sweeps on the other core.
+pytestmark = pytest.mark.xdist_group("processes")
+
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(

@@ -22,6 +22,10 @@ from referee.client import Connection, StateMirror
 from referee.keys import create_keys
 from tests.display_helpers import PLACEMENTS, free_port_pair, masterplan_config, running_referee
 
+# Real processes (or a browser) waiting on timeouts: in the slow set, one such test at a time
+# (`--dist loadgroup`), beside the vision sweeps on the other core.
+pytestmark = pytest.mark.xdist_group("processes")
+
 
 def frames(folder: Path) -> list[Path]:
     return sorted(folder.glob("frame-*.png"))

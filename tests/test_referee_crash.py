@@ -18,6 +18,10 @@ from referee.store import EventStore
 from referee.theplan import ThePlanGame
 from tests.service_helpers import free_port_pair
 
+# Real processes (or a browser) waiting on timeouts: in the slow set, one such test at a time
+# (`--dist loadgroup`), beside the vision sweeps on the other core.
+pytestmark = pytest.mark.xdist_group("processes")
+
 SEATS = ["ann", "bob", "cat"]
 SEED = 11
 

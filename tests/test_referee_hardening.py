@@ -27,6 +27,10 @@ from referee.session import GameSession
 from referee.store import EventStore
 from tests.service_helpers import free_port_pair, running_referee
 
+# Real processes (or a browser) waiting on timeouts: in the slow set, one such test at a time
+# (`--dist loadgroup`), beside the vision sweeps on the other core.
+pytestmark = pytest.mark.xdist_group("processes")
+
 SEATS = ["ann", "bob", "cat"]
 CONFIG = {"seats": SEATS}
 HUGE_NUMBER = b'{"v":1,"id":"x","type":"ping","n":1' + b"0" * 4400 + b"}"

@@ -23,6 +23,10 @@ from referee.games import GAMES
 from web.app import MAX_PAGES_PER_LINK
 from web.channel import MAX_WAITING
 
+# Real processes (or a browser) waiting on timeouts: in the slow set, one such test at a time
+# (`--dist loadgroup`), beside the vision sweeps on the other core.
+pytestmark = pytest.mark.xdist_group("processes")
+
 SEATS = ["ann", "bob", "cat"]
 
 
