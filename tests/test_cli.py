@@ -11,8 +11,7 @@ import pytest
 
 from tabletop.cli import build_parser, main
 
-# Real processes (or a browser) waiting on timeouts: in the slow set, one such test at a time
-# (`--dist loadgroup`), beside the vision sweeps on the other core.
+# Waits on processes, sockets or a browser with timeouts: one at a time (pyproject.toml).
 pytestmark = pytest.mark.xdist_group("processes")
 
 

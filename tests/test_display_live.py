@@ -22,8 +22,7 @@ from referee.client import Connection, StateMirror
 from referee.keys import create_keys
 from tests.display_helpers import PLACEMENTS, free_port_pair, masterplan_config, running_referee
 
-# Real processes (or a browser) waiting on timeouts: in the slow set, one such test at a time
-# (`--dist loadgroup`), beside the vision sweeps on the other core.
+# Waits on processes, sockets or a browser with timeouts: one at a time (pyproject.toml).
 pytestmark = pytest.mark.xdist_group("processes")
 
 

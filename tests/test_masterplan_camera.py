@@ -20,8 +20,7 @@ from referee.session import GameSession
 from referee.store import EventStore
 from vision.synthetic import PRESETS, Camera, CameraPose, Card, Pawn, Renderer, Scene
 
-# Real processes (or a browser) waiting on timeouts: in the slow set, one such test at a time
-# (`--dist loadgroup`), beside the vision sweeps on the other core.
+# Waits on processes, sockets or a browser with timeouts: one at a time (pyproject.toml).
 pytestmark = pytest.mark.xdist_group("processes")
 
 CAM = Camera.for_resolution("720p", pose=CameraPose(height_mm=700.0, tilt_deg=15.0, target_mm=(600.0, 200.0)))

@@ -27,8 +27,7 @@ from referee.session import GameSession
 from referee.store import EventStore, GameRecord, StoreError, export
 from tests.service_helpers import free_port_pair, referee_args, running_referee, start_referee_process
 
-# Real processes (or a browser) waiting on timeouts: in the slow set, one such test at a time
-# (`--dist loadgroup`), beside the vision sweeps on the other core.
+# Waits on processes, sockets or a browser with timeouts: one at a time (pyproject.toml).
 pytestmark = pytest.mark.xdist_group("processes")
 
 SEATS = ["ann", "bob", "cat"]

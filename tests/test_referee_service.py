@@ -14,8 +14,7 @@ from referee.client import Connection, StateMirror
 from referee.keys import client_keypair, create_keys, public_key_file
 from tests.service_helpers import running_referee
 
-# Real processes (or a browser) waiting on timeouts: in the slow set, one such test at a time
-# (`--dist loadgroup`), beside the vision sweeps on the other core.
+# Waits on processes, sockets or a browser with timeouts: one at a time (pyproject.toml).
 pytestmark = pytest.mark.xdist_group("processes")
 
 PLAN_SEATS = ["ann", "bob", "cat"]

@@ -23,8 +23,7 @@ from referee.games import GAMES
 from web.app import MAX_PAGES_PER_LINK
 from web.channel import MAX_WAITING
 
-# Real processes (or a browser) waiting on timeouts: in the slow set, one such test at a time
-# (`--dist loadgroup`), beside the vision sweeps on the other core.
+# Waits on processes, sockets or a browser with timeouts: one at a time (pyproject.toml).
 pytestmark = pytest.mark.xdist_group("processes")
 
 SEATS = ["ann", "bob", "cat"]

@@ -21,8 +21,7 @@ from web_helpers import DESKTOP, PHONE, assert_no_other_seats_secrets, browser, 
 from referee.games import GAMES
 from tabletop.commands.web import card_texts
 
-# Real processes (or a browser) waiting on timeouts: in the slow set, one such test at a time
-# (`--dist loadgroup`), beside the vision sweeps on the other core.
+# Waits on processes, sockets or a browser with timeouts: one at a time (pyproject.toml).
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("processes")]
 PlaywrightTimeout = pytest.importorskip("playwright.sync_api", reason="pip install playwright").TimeoutError
 SEATS = ["ann", "bob", "cat"]

@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 from service_helpers import free_port_pair, referee_args, start_referee_process
 
-# Real processes (or a browser) waiting on timeouts: in the slow set, one such test at a time
-# (`--dist loadgroup`), beside the vision sweeps on the other core.
+# Waits on processes, sockets or a browser with timeouts: one at a time (pyproject.toml).
 pytestmark = pytest.mark.xdist_group("processes")
 
 LINK_RE = re.compile(r"^  (\w+): (http://\S+/play/(\S+))$", re.M)
