@@ -396,8 +396,11 @@ def test_a_switch_is_reported_from_the_phone_by_tapping_where_both_cards_lie_now
             phone.page.locator(f"button:has-text('Choose {a} and {b}')").click(timeout=10_000)
             phone.page.wait_for_selector(f"text=Tap where {a} lies now (1 of 2)", timeout=10_000)
             # The exact swap the referee lists is a button too, but the cards lie where they were put:
-            # a little off from each other's old place.
-            assert phone.page.locator(f"button:has-text('{a} and {b} swapped')").count() == 1
+            # a little off from each other's old place. The hint follows the table's state and the
+            # buttons the seat's own options, two messages that may reach the page apart: wait for both.
+            swapped = f"button:has-text('{a} and {b} swapped')"
+            phone.page.wait_for_selector(swapped, timeout=10_000)
+            assert phone.page.locator(swapped).count() == 1
             (ax, ay), (bx, by) = _centre(spaces[a]["corners"]), _centre(spaces[b]["corners"])
             phone.tap_table(bx + 4, by - 3)
             phone.page.wait_for_selector(f"text=Tap where {b} lies now (2 of 2)", timeout=5_000)
