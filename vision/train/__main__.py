@@ -127,7 +127,7 @@ def map_scores(model: CardMapNet, examples: list[Example]) -> dict[str, float]:
 def export(checkpoint: Path, out: Path = MODEL) -> Path:
     """The trained weights as ONNX, with any frame size (multiples of 32), for cv2.dnn."""
     state = torch.load(checkpoint, map_location="cpu", weights_only=False)
-    model = CardMapNet(tuple(state["widths"]), state.get("stride", 2))
+    model = CardMapNet(tuple(state["widths"]), state.get("stride", 2), state.get("scene", False))
     model.load_state_dict(state["model"])
     model.eval()
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -170,7 +170,9 @@ def write_card(state: dict, path: Path) -> None:
         "version": version,
         "input_long_side": sides[-1],
         "output_stride": stride,
-        "network": f"U-Net, widths {list(state['widths'])}, input BGR 0..255 with long side {sides[-1]} px "
+        "network": f"U-Net, widths {list(state['widths'])}"
+        + (", with the whole frame's context at its coarsest level" if state.get("scene") else "")
+        + f", input BGR 0..255 with long side {sides[-1]} px "
         "(sides multiples of 32), output logits (interior, boundary) at "
         + ("half resolution" if stride == 2 else "the input's resolution (a pixel shuffle of the half-resolution features)"),
         # One command per run; each later one resumed the weights of the one before.
@@ -193,9 +195,13 @@ def write_card(state: dict, path: Path) -> None:
 
 
 def _command(args: dict) -> str:
-    return "python -m vision.train " + " ".join(
-        f"--{k.replace('_', '-')} {v}" for k, v in args.items() if k not in ("export", "out")
-    )
+    """The command line of a run's arguments (a flag alone when set, left out when not)."""
+    words = []
+    for k, v in args.items():
+        if k in ("export", "out", "slim") or v is None or v is False:
+            continue
+        words.append(f"--{k.replace('_', '-')}" + ("" if v is True else f" {v}"))
+    return " ".join(["python -m vision.train", *words])
 
 
 def train(args: argparse.Namespace) -> None:
@@ -210,7 +216,8 @@ def train(args: argparse.Namespace) -> None:
         init = torch.load(args.init, map_location="cpu", weights_only=False)
     widths = tuple((state or init)["widths"]) if (state or init) else tuple(int(w) for w in args.widths.split(","))
     stride = state.get("stride", 2) if state else args.stride
-    model = CardMapNet(widths, stride)
+    scene = state.get("scene", False) if state else args.scene
+    model = CardMapNet(widths, stride, scene)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     step, log, runs = 0, [], []
     if init:
@@ -219,6 +226,8 @@ def train(args: argparse.Namespace) -> None:
         own = model.state_dict()
         taken = {k: v for k, v in init["model"].items() if k in own and own[k].shape == v.shape}
         model.load_state_dict(taken, strict=False)
+        # The runs that made those weights stay on record: the model card lists every command.
+        runs = init.get("runs", [])
         print(f"started from {args.init} (step {init['step']}): {len(taken)} of {len(own)} tensors")
     if state:
         model.load_state_dict(state["model"])
@@ -254,6 +263,7 @@ def train(args: argparse.Namespace) -> None:
     runs = runs + [
         {
             "from_step": step,
+            "init": args.init if init else None,
             "args": {k: v for k, v in vars(args).items() if k != "export"},
             "input_long_side": MAP_LONG_SIDE,
             "train_photos": [f"{p.source}/{p.image_path.name}" for p in train_photos],
@@ -307,6 +317,7 @@ def train(args: argparse.Namespace) -> None:
                     "log": log,
                     "widths": model.widths,
                     "stride": model.stride,
+                    "scene": model.scene,
                     "args": vars(args),
                     "runs": runs,
                     "hard_losses": {"renders": hard_renders.loss, "photos": hard_photos.loss},
@@ -344,6 +355,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--stride", type=int, default=2, choices=(1, 2),
         help="a new network's map: at half the input's resolution (2) or at it (1)",
+    )
+    ap.add_argument(
+        "--scene", action="store_true",
+        help="a new network sees the whole frame at its coarsest level (vision.train.model: `scene`)",
     )
     ap.add_argument(
         "--init", metavar="CHECKPOINT", help="a new run starts from these weights (the layers whose shapes match)"

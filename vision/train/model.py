@@ -8,7 +8,7 @@ frame across is then 8 map px, and on diagnostic renders about half the cards th
 lost after the map (merged with a neighbour, or outlined too coarsely). `stride` 1 gives the map
 at the input's own resolution for the cost of one 3 x 3 convolution: the half-resolution
 features predict each pixel's 2 x 2 sub-pixels (a pixel shuffle, ONNX DepthToSpace, which
-cv2.dnn runs). After 4,000 steps from the shipped weights it still found fewer cards than they
+cv2.dnn runs). After 4,000 steps from the step-19500 weights it still found fewer cards than they
 do (README, "Vision v2"), so it is not shipped.
 """
 
@@ -38,12 +38,13 @@ class CardMapNet(nn.Module):
     """BGR 0..255 (N x 3 x H x W, H and W multiples of 32) -> logits N x 2 x H/s x W/s, s the
     `stride` (2 or 1)."""
 
-    def __init__(self, widths: tuple[int, ...] = WIDTHS, stride: int = 2) -> None:
+    def __init__(self, widths: tuple[int, ...] = WIDTHS, stride: int = 2, scene: bool = False) -> None:
         super().__init__()
         if stride not in (1, 2):
             raise ValueError(f"the map's stride is 1 or 2, not {stride}")
         self.widths = tuple(widths)
         self.stride = stride
+        self.scene = scene
         c = self.widths
         self.down = nn.ModuleList([_block(3, c[0], 2)] + [_block(c[i - 1], c[i], 2) for i in range(1, len(c))])
         # Context for "is this a card or a sheet of paper": a dilated block at the coarsest level.
@@ -52,6 +53,21 @@ class CardMapNet(nn.Module):
             nn.BatchNorm2d(c[-1]),
             nn.ReLU(inplace=True),
         )
+        if scene:
+            # The whole frame in view at the coarsest level: a wider dilated block and the frame's
+            # mean features (how large its cards are, what its table looks like), so a large
+            # card's plain middle and a small card among papers are read with the frame around
+            # them. Their last layers start at zero: the network starts as the one without them.
+            self.far = nn.Sequential(
+                nn.Conv2d(c[-1], c[-1], 3, padding=4, dilation=4, bias=False),
+                nn.BatchNorm2d(c[-1]),
+                nn.ReLU(inplace=True),
+                nn.Conv2d(c[-1], c[-1], 1),
+            )
+            self.frame = nn.Sequential(nn.Conv2d(c[-1], c[-1], 1), nn.ReLU(inplace=True), nn.Conv2d(c[-1], c[-1], 1))
+            for last in (self.far[-1], self.frame[-1]):
+                nn.init.zeros_(last.weight)
+                nn.init.zeros_(last.bias)
         self.up = nn.ModuleList([_block(c[i + 1] + c[i], c[i]) for i in reversed(range(len(c) - 1))])
         if stride == 2:
             self.head = nn.Conv2d(c[0], len(OUTPUTS), 1)
@@ -67,6 +83,10 @@ class CardMapNet(nn.Module):
             x = d(x)
             skips.append(x)
         x = self.context(skips.pop()) + x
+        if self.scene:
+            x = x + self.far(x)
+            # Expanded to the map's shape: cv2.dnn adds only tensors of one shape after a convolution.
+            x = x + self.frame(x.mean(dim=(2, 3), keepdim=True)).expand_as(x)
         for u in self.up:
             s = skips.pop()
             x = F.interpolate(x, size=s.shape[-2:], mode="bilinear", align_corners=False)

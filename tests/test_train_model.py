@@ -1,0 +1,46 @@
+"""The card map network's options, where the training extra (torch) is installed."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="pip install '.[train]'")
+
+from vision.train.model import CardMapNet  # noqa: E402
+
+
+def test_a_network_that_sees_the_whole_frame_starts_as_the_one_without_it():
+    """`--init` a scene network from plain weights: the new layers add nothing until trained."""
+    torch.manual_seed(1)
+    plain = CardMapNet(stride=2).eval()
+    scene = CardMapNet(stride=2, scene=True).eval()
+    missing, unexpected = scene.load_state_dict(plain.state_dict(), strict=False)
+    assert not unexpected and missing and all(k.startswith(("far.", "frame.")) for k in missing)
+    x = torch.rand(2, 3, 96, 128) * 255
+    with torch.no_grad():
+        assert torch.equal(scene(x), plain(x))
+
+
+def test_a_scene_network_reads_alike_in_cv2_dnn_at_any_frame_size(tmp_path):
+    """The shipped weights run in cv2.dnn: the frame's mean features must export and be added
+    there as torch adds them, whatever the frame's shape."""
+    torch.manual_seed(2)
+    net = CardMapNet(stride=2, scene=True).eval()
+    for p in [*net.far.parameters(), *net.frame.parameters()]:
+        p.data.normal_(0, 0.1)  # trained-looking: not the zeros it starts from
+    path = tmp_path / "scene.onnx"
+    torch.onnx.export(
+        net, torch.zeros(1, 3, 96, 128), str(path), input_names=["image"], output_names=["logits"],
+        dynamic_axes={"image": {2: "h", 3: "w"}, "logits": {2: "mh", 3: "mw"}}, opset_version=17, dynamo=False,
+    )
+    dnn = cv2.dnn.readNetFromONNX(str(path))
+    for shape in ((96, 128), (160, 64)):
+        x = torch.rand(2, 3, *shape) * 255
+        dnn.setInput(x.numpy())
+        with torch.no_grad():
+            want = net(x).numpy()
+        got = dnn.forward()
+        assert got.shape == want.shape == (2, 2, shape[0] // 2, shape[1] // 2)
+        np.testing.assert_allclose(got, want, atol=1e-3)
