@@ -127,7 +127,7 @@ def map_scores(model: CardMapNet, examples: list[Example]) -> dict[str, float]:
 def export(checkpoint: Path, out: Path = MODEL) -> Path:
     """The trained weights as ONNX, with any frame size (multiples of 32), for cv2.dnn."""
     state = torch.load(checkpoint, map_location="cpu", weights_only=False)
-    model = CardMapNet(tuple(state["widths"]), state.get("stride", 2), state.get("scene", False))
+    model = _network(state)
     model.load_state_dict(state["model"])
     model.eval()
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -194,11 +194,16 @@ def write_card(state: dict, path: Path) -> None:
     path.write_text(json.dumps(card, indent=1) + "\n")
 
 
+def _network(state: dict) -> CardMapNet:
+    """The network a checkpoint's weights are for (checkpoints from before an option lack it)."""
+    return CardMapNet(tuple(state["widths"]), state.get("stride", 2), state.get("scene", False))
+
+
 def _command(args: dict) -> str:
     """The command line of a run's arguments (a flag alone when set, left out when not)."""
     words = []
     for k, v in args.items():
-        if k in ("export", "out", "slim") or v is None or v is False:
+        if k == "out" or v is None or v is False:
             continue
         words.append(f"--{k.replace('_', '-')}" + ("" if v is True else f" {v}"))
     return " ".join(["python -m vision.train", *words])
@@ -214,10 +219,12 @@ def train(args: argparse.Namespace) -> None:
     init = None
     if state is None and args.init:
         init = torch.load(args.init, map_location="cpu", weights_only=False)
-    widths = tuple((state or init)["widths"]) if (state or init) else tuple(int(w) for w in args.widths.split(","))
-    stride = state.get("stride", 2) if state else args.stride
-    scene = state.get("scene", False) if state else args.scene
-    model = CardMapNet(widths, stride, scene)
+    if state:
+        model = _network(state)
+    else:
+        widths = tuple(init["widths"]) if init else tuple(int(w) for w in args.widths.split(","))
+        model = CardMapNet(widths, args.stride, args.scene)
+    stride = model.stride
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     step, log, runs = 0, [], []
     if init:
@@ -236,7 +243,7 @@ def train(args: argparse.Namespace) -> None:
         if "optimizer" in state:
             opt.load_state_dict(state["optimizer"])
         step, log, runs = state["step"], state["log"], state.get("runs", [])
-        print(f"resumed at step {step} (widths {list(widths)})")
+        print(f"resumed at step {step} (widths {list(model.widths)})")
     t0 = time.time()
     seeds = list(range(args.renders)) + list(range(PROJECT_SEED, PROJECT_SEED + args.project_renders))
     pool = render_pool(seeds, args.workers, Path(args.pool_cache) if args.pool_cache else None, stride)
@@ -263,7 +270,6 @@ def train(args: argparse.Namespace) -> None:
     runs = runs + [
         {
             "from_step": step,
-            "init": args.init if init else None,
             "args": {k: v for k, v in vars(args).items() if k != "export"},
             "input_long_side": MAP_LONG_SIDE,
             "train_photos": [f"{p.source}/{p.image_path.name}" for p in train_photos],
