@@ -8,6 +8,7 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="pip install '.[train]'")
 
+from vision.train.__main__ import to_onnx  # noqa: E402
 from vision.train.model import CardMapNet  # noqa: E402
 
 
@@ -24,18 +25,13 @@ def test_a_network_that_sees_the_whole_frame_starts_as_the_one_without_it():
 
 
 def test_a_scene_network_reads_alike_in_cv2_dnn_at_any_frame_size(tmp_path):
-    """The shipped weights run in cv2.dnn: the frame's mean features must export and be added
-    there as torch adds them, whatever the frame's shape."""
+    """The shipped weights run in cv2.dnn: the frame's mean features must export (as `export`
+    exports) and be added there as torch adds them, whatever the frame's shape."""
     torch.manual_seed(2)
     net = CardMapNet(stride=2, scene=True).eval()
     for p in [*net.far.parameters(), *net.frame.parameters()]:
         p.data.normal_(0, 0.1)  # trained-looking: not the zeros it starts from
-    path = tmp_path / "scene.onnx"
-    torch.onnx.export(
-        net, torch.zeros(1, 3, 96, 128), str(path), input_names=["image"], output_names=["logits"],
-        dynamic_axes={"image": {2: "h", 3: "w"}, "logits": {2: "mh", 3: "mw"}}, opset_version=17, dynamo=False,
-    )
-    dnn = cv2.dnn.readNetFromONNX(str(path))
+    dnn = cv2.dnn.readNetFromONNX(str(to_onnx(net, tmp_path / "scene.onnx")))
     for shape in ((96, 128), (160, 64)):
         x = torch.rand(2, 3, *shape) * 255
         dnn.setInput(x.numpy())

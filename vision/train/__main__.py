@@ -129,6 +129,13 @@ def export(checkpoint: Path, out: Path = MODEL) -> Path:
     state = torch.load(checkpoint, map_location="cpu", weights_only=False)
     model = _network(state)
     model.load_state_dict(state["model"])
+    to_onnx(model, out)
+    write_card(state, out.with_suffix(".json"))
+    return out
+
+
+def to_onnx(model: CardMapNet, out: Path) -> Path:
+    """The network as ONNX for cv2.dnn, taking frames of any size (multiples of 32)."""
     model.eval()
     out.parent.mkdir(parents=True, exist_ok=True)
     x = torch.zeros(1, 3, INPUT_SIZE[1], INPUT_SIZE[0])
@@ -142,7 +149,6 @@ def export(checkpoint: Path, out: Path = MODEL) -> Path:
         opset_version=17,
         dynamo=False,
     )
-    write_card(state, out.with_suffix(".json"))
     return out
 
 
