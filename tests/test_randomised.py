@@ -3,11 +3,14 @@ layouts (touching, overlapping, cut by the frame) do occur."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 import pytest
 from shapely.geometry import Polygon
 
+from vision.synthetic.card_designs import LIGHT_PIPS, card_art, random_deck_style
 from vision.synthetic.randomised import TrainingSample, training_sample
 
 SEEDS = range(16)
@@ -116,3 +119,20 @@ def test_each_sample_names_its_table_surface(samples: list[TrainingSample]) -> N
     kinds = [s.table_kind for s in samples]
     assert set(kinds) <= set(TABLE_KINDS) | {"white"}
     assert len(set(kinds)) >= 4  # the draw varies the surface, and the bench reports by it
+
+
+def test_dark_decks_print_their_pips_in_a_colour_that_stands_out() -> None:
+    """Some pip decks are black, navy or deep red with gold, silver or white pips (real decks
+    are): each such card's pips are far from its stock, and light decks keep red and black."""
+    rng = np.random.default_rng(7)
+    styles = [s for s in (random_deck_style(rng) for _ in range(400)) if s.face == "pips"]
+    dark = [s for s in styles if sum(s.stock) < 300]
+    assert 0.15 < len(dark) / len(styles) < 0.5
+    assert all(s.pips_bgr == LIGHT_PIPS for s in styles if s not in dark)
+    for s in dark[:8]:
+        assert (np.abs(np.array(s.pips_bgr) - s.stock).sum(axis=1) > 150).all()
+        art, alpha, _ = card_art(np.random.default_rng(1), replace(s, border="none", frame_line=False), True, 6.0)
+        inside = art[alpha > 0.99].astype(int)
+        # The pips and the rank are printed in the deck's inks: a visible share of the face.
+        inked = (np.abs(inside[:, None] - np.array(s.pips_bgr)[None]).sum(axis=2) < 40).any(axis=1)
+        assert inked.mean() > 0.01

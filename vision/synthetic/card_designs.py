@@ -30,6 +30,13 @@ CARD_SIZES_MM = {
 FACE_KINDS = ("pips", "set", "art", "text", "uno", "mp", "plain")
 BACK_KINDS = ("lattice", "dots", "checker", "stripes", "rings", "solid")
 SET_COLOURS = ((40, 30, 220), (40, 150, 20), (140, 30, 110))  # red, green, purple (BGR)
+# Pips on white stock: red and black suits. Dark decks (black, navy, deep red or green stock) print
+# their pips in gold, silver, white or bright red: with none in the renders, the map took the
+# black, gold-pipped cards of a validation source for table.
+LIGHT_PIPS = ((30, 30, 200), (25, 25, 25))
+DARK_STOCKS = ((30, 30, 32), (20, 20, 22), (70, 30, 20), (30, 25, 95), (35, 60, 25))
+METALLIC_INKS = ((70, 175, 215), (60, 150, 190), (200, 200, 200), (235, 235, 235), (50, 50, 230))
+DARK_PIP_DECKS = 0.3  # share of pip decks printed dark
 
 
 @dataclass(frozen=True)
@@ -49,6 +56,7 @@ class DeckStyle:
     sleeve_mm: float  # 0 = no sleeve
     wear: float  # 0 clean .. 1 dirty
     accent: tuple[int, int, int]
+    pips_bgr: tuple[tuple[int, int, int], tuple[int, int, int]] = LIGHT_PIPS  # (red suits, black suits)
 
 
 def random_colour(rng: np.random.Generator, sat: tuple[float, float] = (0.3, 1.0), val=(0.2, 0.95)) -> tuple:
@@ -69,8 +77,13 @@ def random_deck_style(rng: np.random.Generator) -> DeckStyle:
     white = (int(rng.integers(225, 256)),) * 3
     stocks = [white, (205, 232, 242), (30, 30, 32), random_colour(rng), (238, 240, 238)]
     stock = stocks[int(rng.choice(5, p=[0.45, 0.15, 0.1, 0.2, 0.1]))]
+    pips = LIGHT_PIPS
     if face in ("set", "pips", "mp"):
         stock = stocks[int(rng.choice([0, 1, 4]))]
+        if face == "pips" and rng.random() < DARK_PIP_DECKS:
+            stock = DARK_STOCKS[int(rng.integers(len(DARK_STOCKS)))]
+            red, black = rng.choice(len(METALLIC_INKS), 2)
+            pips = (METALLIC_INKS[int(red)], METALLIC_INKS[int(black)])
     border = str(rng.choice(["none", "white", "black", "colour"], p=[0.35, 0.35, 0.12, 0.18]))
     border_bgr = {"white": white, "black": (25, 25, 25), "none": stock}.get(border) or random_colour(rng)
     back_a = random_colour(rng, val=(0.15, 0.8))
@@ -91,6 +104,7 @@ def random_deck_style(rng: np.random.Generator) -> DeckStyle:
         sleeve_mm=float(rng.uniform(0.8, 2.5)) if rng.random() < 0.15 else 0.0,
         wear=float(rng.uniform(0.2, 1.0)) if rng.random() < 0.2 else 0.0,
         accent=random_colour(rng, sat=(0.5, 1.0), val=(0.3, 0.9)),
+        pips_bgr=pips,
     )
 
 
@@ -206,7 +220,7 @@ def _draw_face(img: np.ndarray, rng: np.random.Generator, st: DeckStyle, u: floa
     ink = (25, 25, 25) if sum(st.stock) > 300 else (235, 235, 235)
     if st.face == "pips":
         red = rng.random() < 0.5
-        colour = (30, 30, 200) if red else (25, 25, 25)
+        colour = st.pips_bgr[0] if red else st.pips_bgr[1]
         suit = int(rng.integers(0, 2)) if red else int(rng.integers(2, 4))
         rank = int(rng.integers(1, 14))
         label = {1: "A", 11: "J", 12: "Q", 13: "K"}.get(rank, str(rank))
