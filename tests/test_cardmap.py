@@ -12,7 +12,8 @@ import pytest
 
 from bench.labelled_photos import score_photo
 from bench.vision import POSE
-from vision.cardmap import CardMap, default_map
+from vision import cardmap
+from vision.cardmap import CardMap, card_regions, default_map
 from vision.map_detector import MapCardDetector
 from vision.synthetic import Camera, Renderer, random_conditions, random_scene
 from vision.table import TableMap
@@ -100,3 +101,35 @@ def test_real_photos_of_the_test_split():
     found = sum(s.found for s in scores)
     cards = sum(s.cards for s in scores)
     assert found >= 0.85 * cards, (found, cards)
+
+
+def test_small_cards_are_read_from_a_finer_frame(monkeypatch):
+    # The product's cards at 1080p, and the same frame shrunk to half and tiled 2 x 2: the same
+    # cards at half the size, four times over, in a 1080p frame. Large cards are read once, at
+    # the weights' own size; small ones again from a frame twice as fine, where more are found.
+    # (A table on which the map places the full frame's cards without a calibration: white-rimmed
+    # cards on a white table need one, whatever their size.)
+    cam = Camera.for_resolution("1080p", pose=POSE)
+    frame = Renderer(cam, random_conditions(9_100_004)).render(random_scene(9_100_004), 9_100_004)
+    cmap = default_map()
+
+    def finer(image):
+        return cmap.finer(image, card_regions(cmap.read(image)))
+
+    assert finer(frame.image) is None
+    half = cv2.resize(frame.image, (960, 540), interpolation=cv2.INTER_AREA)
+    tiled = np.vstack([np.hstack([half, half])] * 2)
+    assert finer(tiled).scale == pytest.approx(cmap.stride * 1920 / (2 * cmap.long_side))
+    # A frame no finer than the weights' own size is never read again.
+    assert finer(cv2.resize(tiled, (cmap.long_side, cmap.long_side * 9 // 16))) is None
+    truth = [
+        np.asarray(c["corners_px"]) / 2 + offset
+        for c in frame.truth["cards"]
+        if c["visible_fraction"] >= 0.9
+        for offset in ([0, 0], [960, 0], [0, 540], [960, 540])
+    ]
+    found = _match_px(truth, [c.corners_px for c in MapCardDetector(card_map=cmap).detect(tiled)], 2.0)
+    assert found >= 0.9 * len(truth), (found, len(truth))
+    monkeypatch.setattr(cardmap, "SMALL_CARDS_INPUT_PX", 0)
+    once = _match_px(truth, [c.corners_px for c in MapCardDetector(card_map=cmap).detect(tiled)], 2.0)
+    assert once < found

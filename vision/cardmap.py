@@ -27,6 +27,15 @@ STRIDE = 32  # the network's input sides must be multiples of this
 # two boundary bands).
 # A referee's 1080p camera over a 1.2 m table sees a playing card about 100 px across (1/19).
 SMALLEST_CARD = 1 / 40
+# A frame whose cards have a median short side under this where the network reads it (input px)
+# is read again FINER times as fine (up to the camera's own pixels), once: a card this small
+# keeps an interior of a few map pixels between its two boundary bands, and cards that touch
+# merge (diagnostic renders, 644 cards: recall 51.6 -> 63.2 %). Once, not four ways, because four
+# cost four times the pixels: such a frame costs about twice one of large cards. The finer
+# reading loses some of the frame's larger cards (seeds 64e6, cards 48-96 px: 37 -> 29 % found),
+# so the first reading's cards stay where the finer finds none (`vision.map_detector`).
+SMALL_CARDS_INPUT_PX = 32
+FINER = 2
 # How far (map px) a card's core grows back over the boundary band it lost: the band is two
 # pixels wide, and a blurred one a little wider.
 GROWTH_STEPS = 4
@@ -80,9 +89,12 @@ class CardMap:
         """File name and version of the weights, so a result can be traced to them."""
         return {"file": self.path.name, "version": self.card.get("version", "unversioned")}
 
-    def read(self, image: np.ndarray) -> CardMapReading:
+    def read(self, image: np.ndarray, long_side: int | None = None, four_ways: bool = True) -> CardMapReading:
+        """The map of a BGR frame, read with its long side at `long_side` px (the weights' own
+        by default), four ways (below) or once."""
         h, w = image.shape[:2]
-        k = self.long_side / max(h, w)
+        long_side = long_side or self.long_side
+        k = long_side / max(h, w)
         size = (max(1, round(w * k)), max(1, round(h * k)))
         small = cv2.resize(image, size, interpolation=cv2.INTER_AREA if k < 1 else cv2.INTER_LINEAR)
         if small.ndim == 2:
@@ -94,13 +106,28 @@ class CardMap:
         # map turned back and the four averaged: the network learnt cards in every orientation
         # (its training flips and turns them), and where one reading is unsure the others
         # mostly are not (validation photos: recall 55 -> 59 %, precision 78 -> 95 %).
-        views = [small, small[:, ::-1], small[::-1], small[::-1, ::-1]]
+        views = [small, small[:, ::-1], small[::-1], small[::-1, ::-1]] if four_ways else [small]
         self._net.setInput(cv2.dnn.blobFromImages([np.ascontiguousarray(v) for v in views]))
         out = self._net.forward()
-        logits = (out[0] + out[1][:, :, ::-1] + out[2][:, ::-1] + out[3][:, ::-1, ::-1]) / 4
+        if four_ways:
+            logits = (out[0] + out[1][:, :, ::-1] + out[2][:, ::-1] + out[3][:, ::-1, ::-1]) / 4
+        else:
+            logits = out[0]
         mh, mw = size[1] // self.stride, size[0] // self.stride
         p = 1.0 / (1.0 + np.exp(-logits[:, :mh, :mw]))
-        return CardMapReading(p[0], p[1], scale=self.stride * max(h, w) / self.long_side)
+        return CardMapReading(p[0], p[1], scale=self.stride * max(h, w) / long_side)
+
+    def finer(self, image: np.ndarray, regions: list[CardRegion]) -> CardMapReading | None:
+        """The frame read again `FINER` times as fine (up to the camera's own pixels), one way,
+        when the cards of its first reading's `regions` are small where the network reads the
+        frame (see `SMALL_CARDS_INPUT_PX`); else None."""
+        native = max(image.shape[:2])
+        if not regions or native <= self.long_side:
+            return None
+        sides = [min(cv2.minAreaRect(r.contour.astype(np.float32))[1]) for r in regions]
+        if np.median(sides) * self.long_side / native >= SMALL_CARDS_INPUT_PX:
+            return None
+        return self.read(image, long_side=min(native, FINER * self.long_side), four_ways=False)
 
 
 @lru_cache(maxsize=1)

@@ -54,6 +54,9 @@ SIZE_SURE = 0.015
 AGREES = 0.9
 # Two reports of one card (two regions of one card split by a printed line) overlap this much.
 SAME_CARD_IOU = 0.5
+# A card of the first reading overlapping a card of the finer one by this share of the smaller is
+# the same card, or one the finer reading split: the finer reading's stands.
+OVERLAPS = 0.1
 
 
 class MapCardDetector:
@@ -84,10 +87,18 @@ class MapCardDetector:
         image = as_bgr(image)
         min_side = max(self.settings.min_side_px, max(image.shape[:2]) / 70)
         reading = self.map.read(image)
-        self.last_map = reading
+        regions = card_regions(reading, min_area_px=min_side**2)
         if self.placer is not None:
             self.placer.start_frame(image)
-        found, cut = self._cards_in(image, reading, card_regions(reading, min_area_px=min_side**2))
+        found, cut = self._cards_in(image, reading, regions)
+        finer = self.map.finer(image, regions)
+        if finer is not None:
+            # Small cards: the finer reading's cards, and the first reading's where it found none
+            # (the finer reading loses large cards; see `vision.cardmap.SMALL_CARDS_INPUT_PX`).
+            fine, _ = self._cards_in(image, finer, card_regions(finer, min_area_px=min_side**2))
+            found = fine + [c for c in found if _apart(c, fine)]
+            reading = finer
+        self.last_map = reading
         if self.placer is not None:
             if cut:
                 found += self.placer.place_cut(image, cut, _distinct(found))
@@ -289,6 +300,16 @@ def _share_on(mask: np.ndarray, q: np.ndarray) -> float:
 def _iou(a: shapely.Polygon, b: shapely.Geometry) -> float:
     inter = a.intersection(b).area
     return inter / max(a.union(b).area, 1e-9)
+
+
+def _apart(card: CardCandidate, others: list[CardCandidate]) -> bool:
+    """Whether `card` overlaps none of `others` by `OVERLAPS` of the smaller's area."""
+    if not others:
+        return True
+    p = shapely.Polygon(card.corners_px)
+    qs = shapely.polygons(np.array([o.corners_px for o in others], np.float64))
+    shared = shapely.area(shapely.intersection(qs, p))
+    return bool((shared < OVERLAPS * np.minimum(p.area, shapely.area(qs))).all())
 
 
 def _distinct(cards: list[CardCandidate]) -> list[CardCandidate]:
