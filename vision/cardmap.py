@@ -118,7 +118,7 @@ class CardMap:
         return CardMapReading(p[0], p[1], scale=self.stride * max(h, w) / long_side)
 
     def finer(self, image: np.ndarray, regions: list[CardRegion]) -> CardMapReading | None:
-        """The frame read again `FINER` times as fine (up to the camera's own pixels), one way,
+        """The frame read again `FINER` times as fine (up to the camera's own pixels), once,
         when the cards of its first reading's `regions` are small where the network reads the
         frame (see `SMALL_CARDS_INPUT_PX`); else None."""
         native = max(image.shape[:2])

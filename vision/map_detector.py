@@ -94,7 +94,7 @@ class MapCardDetector:
         finer = self.map.finer(image, regions)
         if finer is not None:
             # Small cards: the finer reading's cards, and the first reading's where it found none
-            # (the finer reading loses large cards; see `vision.cardmap.SMALL_CARDS_INPUT_PX`).
+            # (the finer reading loses some larger ones; see `vision.cardmap.SMALL_CARDS_INPUT_PX`).
             fine, _ = self._cards_in(image, finer, card_regions(finer, min_area_px=min_side**2))
             found = fine + [c for c in found if _apart(c, fine)]
             reading = finer
