@@ -179,6 +179,26 @@ def wait_for_handshake(sock: zmq.Socket, connect_to: str) -> None:
     monitor.close(0)
 
 
+def connected_as(routing_id: bytes, keypair, server_public: bytes, endpoint: str) -> zmq.Socket:
+    """A DEALER the referee's ROUTER knows by `routing_id`, checked with a ping. The monitor's
+    disconnect event comes from ZeroMQ's I/O thread: for a moment after it the ROUTER may still
+    hold the old connection under that id, and then takes the new one's first message for its
+    id (so that message gets no answer). Such a connection is dropped and made again."""
+    for attempt in range(10):
+        sock = zmq.Context.instance().socket(zmq.DEALER)
+        sock.setsockopt(zmq.LINGER, 0)
+        sock.setsockopt(zmq.ROUTING_ID, routing_id)
+        sock.curve_serverkey = server_public
+        sock.curve_publickey, sock.curve_secretkey = keypair
+        wait_for_handshake(sock, endpoint)
+        sock.send(json.dumps({"v": 1, "id": f"hello-{attempt}", "type": "ping"}).encode())
+        if sock.poll(1000):
+            assert json.loads(sock.recv())["ok"]
+            return sock
+        sock.close(0)
+    raise AssertionError(f"the referee never took a connection under {routing_id!r}")
+
+
 @contextmanager
 def watched_referee(tmp_path, keydir):
     """A referee whose ROUTER reports disconnections to the test (the monitor is set up before
@@ -221,12 +241,7 @@ def test_a_routing_id_reused_by_another_key_inherits_neither_seat_nor_secrets(tm
         assert router_events.poll(5000), "the referee never saw Ann's phone disconnect"
         assert recv_monitor_message(router_events)["event"] == zmq.EVENT_DISCONNECTED
         # Another key connects under Ann's routing id and only listens...
-        listener = zmq.Context.instance().socket(zmq.DEALER)
-        listener.setsockopt(zmq.LINGER, 0)
-        listener.setsockopt(zmq.ROUTING_ID, b"ann-phone")
-        listener.curve_serverkey = server_public
-        listener.curve_publickey, listener.curve_secretkey = keys(thief)
-        wait_for_handshake(listener, endpoint)
+        listener = connected_as(b"ann-phone", keys(thief), server_public, endpoint)
         # ...while Ann, on another connection, gets private messages.
         ann = Connection(endpoint, server_public, keys("ann"))
         assert ann.join("ann")["ok"]
