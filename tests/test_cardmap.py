@@ -11,11 +11,14 @@ import numpy as np
 import pytest
 
 from bench.labelled_photos import score_photo
+from bench.randomised import SIZE as RANDOMISED_SIZE
+from bench.randomised import frame_truth
 from bench.vision import POSE
-from vision import cardmap
+from vision import cardmap, map_detector
 from vision.cardmap import CardMap, card_regions, default_map
 from vision.map_detector import MapCardDetector
 from vision.synthetic import Camera, Renderer, random_conditions, random_scene
+from vision.synthetic.randomised import training_sample
 from vision.table import TableMap
 from vision.train.data import PHOTOS, labelled_photos
 from vision.train.splits import load as load_splits
@@ -133,3 +136,27 @@ def test_small_cards_are_read_from_a_finer_frame(monkeypatch):
     monkeypatch.setattr(cardmap, "SMALL_CARDS_INPUT_PX", 0)
     once = _match_px(truth, [c.corners_px for c in MapCardDetector(card_map=cmap).detect(tiled)], 2.0)
     assert once < found
+
+
+def test_cards_without_clean_edges_are_placed_on_the_maps_outline(monkeypatch):
+    # A randomised render (a seed no training run or bench uses) with a block of touching cards
+    # seen at a slant: between two touching cards the frame shows no clean edge, so the edge fit
+    # passes for few of them. The map still outlines each; those cards are placed on its outline,
+    # with its uncertainty (a map pixel), and nothing else is made up.
+    sample = training_sample(9_500_005, RANDOMISED_SIZE)
+    cards, ignore, _ = frame_truth(sample)
+    det = MapCardDetector()
+
+    def detect():
+        found = det.detect(sample.image)
+        return score_photo(cards, ignore, [c.corners_px for c in found]), found
+
+    with_outlines, found = detect()
+    monkeypatch.setattr(map_detector, "MAP_SURE", 1.01)  # no map is that sure: fits only
+    fits_only, fitted = detect()
+    assert with_outlines.found >= fits_only.found + 4, (with_outlines.found, fits_only.found)
+    assert with_outlines.false <= fits_only.false
+    fitted_corners = [c.corners_px for c in fitted]
+    outlined = [c for c in found if not any(np.array_equal(c.corners_px, f) for f in fitted_corners)]
+    assert outlined and all(np.all(c.sigma_px == det.last_map.scale) for c in outlined)
+    assert max(c.score for c in outlined) < min(c.score for c in fitted)
