@@ -8,8 +8,9 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="pip install '.[train]'")
 
-from vision.train.__main__ import to_onnx  # noqa: E402
+from vision.train.__main__ import map_loss, shared_boundary, to_onnx  # noqa: E402
 from vision.train.model import CardMapNet  # noqa: E402
+from vision.train.targets import targets_from_instances  # noqa: E402
 
 
 def test_a_network_that_sees_the_whole_frame_starts_as_the_one_without_it():
@@ -40,3 +41,21 @@ def test_a_scene_network_reads_alike_in_cv2_dnn_at_any_frame_size(tmp_path):
         got = dnn.forward()
         assert got.shape == want.shape == (2, 2, shape[0] // 2, shape[1] // 2)
         np.testing.assert_allclose(got, want, atol=1e-3)
+
+
+def test_the_boundary_where_two_cards_meet_is_told_from_their_edges_against_the_table():
+    """`--shared-weight`: two cards side by side, touching, and one apart. Only the line where
+    the two touch is shared boundary, and weighing it raises the loss of a map that misses it."""
+    inst = np.zeros((120, 160), np.int32)
+    inst[20:60, 20:50] = 1
+    inst[20:60, 50:80] = 2  # touches card 1 along x = 50
+    inst[70:110, 100:130] = 3
+    t = targets_from_instances(inst, np.zeros(inst.shape, bool), stride=1)
+    y = torch.from_numpy(np.stack([t.interior, t.boundary, t.weight]))[None]
+    shared = shared_boundary(y)[0].numpy() > 0
+    rows, cols = np.nonzero(shared)
+    assert set(cols) == {49, 50} and rows.min() >= 21 and rows.max() <= 58
+    assert shared.sum() < 0.2 * t.boundary.sum()
+    # A map that draws every boundary but the shared line: weighing that line costs it more.
+    logits = torch.from_numpy(np.stack([t.interior, t.boundary * ~shared]) * 8 - 4)[None].float()
+    assert map_loss(logits, y, shared_weight=8.0) > map_loss(logits, y) * 1.5

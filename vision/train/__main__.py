@@ -86,13 +86,22 @@ def _batch(examples: list[Example]) -> tuple[torch.Tensor, torch.Tensor]:
     return x, y
 
 
-def map_loss(logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+def shared_boundary(y: torch.Tensor) -> torch.Tensor:
+    """Of the target boundary `y[:, 1]`, the pixels where two cards meet: card (interior) all
+    around, where a card's edge against the table always has table beside it."""
+    off_card = F.max_pool2d(1 - y[:, 0:1], 3, stride=1, padding=1)[:, 0]
+    return y[:, 1] * (1 - off_card)
+
+
+def map_loss(logits: torch.Tensor, y: torch.Tensor, shared_weight: float = 0.0) -> torch.Tensor:
     """Weighted binary cross-entropy on interior and boundary, plus a soft Dice on the boundary
-    (it keeps the thin band from fading out where cards are few)."""
+    (it keeps the thin band from fading out where cards are few). `shared_weight` weighs the
+    boundary where two cards meet that much more again: missing it merges the two, and such
+    pixels are few beside the edges against the table."""
     w = y[:, 2]
     denom = w.sum().clamp(min=1.0)
     interior = (F.binary_cross_entropy_with_logits(logits[:, 0], y[:, 0], reduction="none") * w).sum() / denom
-    bw = w * (1 + (BOUNDARY_WEIGHT - 1) * y[:, 1])
+    bw = w * (1 + (BOUNDARY_WEIGHT - 1) * y[:, 1] + shared_weight * shared_boundary(y))
     boundary = (F.binary_cross_entropy_with_logits(logits[:, 1], y[:, 1], reduction="none") * bw).sum() / denom
     p = torch.sigmoid(logits[:, 1]) * w
     dice = 1 - (2 * (p * y[:, 1]).sum() + 1) / (p.sum() + (y[:, 1] * w).sum() + 1)
@@ -304,14 +313,14 @@ def train(args: argparse.Namespace) -> None:
             batch.append(crop(augment(ex, rng), args.crop, rng))
         x, y = _batch(batch)
         logits = model(x)
-        loss = map_loss(logits, y)
+        loss = map_loss(logits, y, args.shared_weight)
         opt.zero_grad()
         loss.backward()
         opt.step()
         if args.hard_share > 0:
             with torch.no_grad():
                 for k, (sampler, i) in enumerate(drawn):
-                    sampler.report(i, map_loss(logits[k : k + 1], y[k : k + 1]).item())
+                    sampler.report(i, map_loss(logits[k : k + 1], y[k : k + 1], args.shared_weight).item())
         step += 1
         if step % 50 == 0:
             print(f"step {step} loss {loss.item():.4f} lr {lr:.5f} {time.time() - t0:.0f} s", flush=True)
@@ -358,6 +367,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--hard-share", type=float, default=0.0,
         help="share of the frames drawn by their last loss rather than uniformly (vision.train.sampling)",
+    )
+    ap.add_argument(
+        "--shared-weight", type=float, default=0.0,
+        help="weigh the boundary where two cards meet this much more (touching cards the map merges)",
     )
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--threads", type=int, default=2)
