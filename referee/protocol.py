@@ -118,8 +118,27 @@ def _check_tree(value: Any) -> None:
                 ) from None
 
 
+# A JSON string (its escapes included), which may hold brackets that nest nothing.
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+
+
+def _nesting(raw: bytes) -> int:
+    """How deep the brackets outside strings nest (an unclosed one counts)."""
+    depth = deepest = 0
+    for b in _STRING.sub(b"", raw).translate(None, _NOT_BRACKETS):
+        depth += 1 if b in b"[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
+
+
 def loads(raw: bytes) -> Any:
     """Decode untrusted JSON within the protocol's bounds; every failure is a ProtocolError."""
+    # Depth first, before the decoder: it recurses once per level, and a frame 5,000 levels deep
+    # takes it near the interpreter's recursion limit, where anything else that runs then (a
+    # finaliser in a collection) fails.
+    if _nesting(raw) > MAX_DEPTH:
+        raise ProtocolError("bad_json", f"the message nests deeper than {MAX_DEPTH} levels")
     try:
         value = json.loads(
             raw.decode("utf-8"),

@@ -85,7 +85,8 @@ def _depth(value) -> int:
         (b'{"v":1,"id":"x","type":"ping","n":NaN}', "NaN"),
         (b'{"v":1,"id":"x","type":"ping","n":-Infinity}', "Infinity"),
         (b'{"v":1,"id":"x","type":"ping","n":' + b"[" * 40 + b"]" * 40 + b"}", "nests deeper"),
-        (b"[" * 60000, "not a JSON message"),
+        (b"[" * 60000, "nests deeper"),
+        (b"[" * 16 + b"]" * 16 + b"x", "not a JSON message"),
         # Valid JSON but no UTF-8: it once reached the store and failed there.
         (b'{"v":1,"id":"\\ud800","type":"ping"}', "surrogate"),
         (b'{"v":1,"id":"x","type":"ping","\\udfff":1}', "surrogate"),
