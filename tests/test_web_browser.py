@@ -502,3 +502,47 @@ def test_a_physical_table_of_the_plan_is_reported_by_the_stewards_phone_and_play
     assert_no_other_seats_secrets(
         {**{s: p.frames for s, p in phones.items()}, "steward": steward.frames}, table.frames
     )
+
+
+def test_a_pages_seq_counts_the_events_a_snapshot_brings_and_the_state_after_them():
+    """The feed may snapshot between a command's events and the state after them: then the snapshot
+    holds the state before them and the events in `recent`. The page's seq must count both, or it
+    waits forever for events it will never be sent again (CI saw a reconnected phone stuck so)."""
+    import functools
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    from web.app import STATIC
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *args) -> None:
+            pass
+
+    handler = functools.partial(Quiet, directory=str(STATIC))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with browser() as chromium:
+            page = chromium.new_page()
+            page.goto(f"http://127.0.0.1:{server.server_address[1]}/style.css")
+            seqs = page.evaluate(
+                """async () => {
+                    const { PublicMirror } = await import("/net.js");
+                    const event = (seq) => ({ kind: "event", seq, event: {}, words: `event ${seq}`, quiet: false });
+                    const m = new PublicMirror(), seen = [];
+                    m.apply({ kind: "snapshot", seq: 4, game: "theplan", state: { at: 4 }, recent: [event(4), event(5)] });
+                    seen.push(m.seq, m.events.length);
+                    seen.push(m.apply(event(5)), m.seq);
+                    m.apply({ kind: "state", seq: 5, state: { at: 5 } });
+                    seen.push(m.seq, m.state.at);
+                    m.apply({ kind: "state", seq: 6, state: { at: 6 } }); // a quiet event's state alone
+                    seen.push(m.seq);
+                    m.apply({ kind: "snapshot", seq: 7, game: "theplan", state: { at: 7 }, recent: [] });
+                    seen.push(m.seq, m.events.length);
+                    return seen;
+                }"""
+            )
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert seqs == [5, 2, False, 5, 5, 5, 6, 7, 0]

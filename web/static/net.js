@@ -64,19 +64,22 @@ export function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-// What a page keeps of the public feed: the latest state and the last events in words.
+// What a page keeps of the public feed: the latest state and the last events in words. Its seq
+// is the last the page has seen of either: a snapshot taken between a command's events and the
+// state after them holds the state before them and the events already in `recent`, and the
+// page gets neither those events again nor any other message that would count them.
 export class PublicMirror {
   constructor() { this.seq = -1; this.game = ""; this.state = null; this.events = []; this.up = false; this.status = "connecting"; }
   apply(msg) {
     if (msg.kind === "snapshot") {
-      this.seq = msg.seq; this.game = msg.game; this.state = msg.state;
+      this.seq = Math.max(msg.seq, ...msg.recent.map((r) => r.seq)); this.game = msg.game; this.state = msg.state;
       this.events = msg.recent.filter((r) => !r.quiet).slice(-20);
     } else if (msg.kind === "event") {
       if (msg.seq <= this.seq) return false;
       this.seq = msg.seq;
       if (!msg.quiet) this.events = [...this.events, msg].slice(-20);
     } else if (msg.kind === "state") {
-      this.state = msg.state;
+      this.seq = Math.max(this.seq, msg.seq); this.state = msg.state;
     } else if (msg.kind === "status") {
       this.up = msg.up; this.status = msg.message;
     } else return false;
