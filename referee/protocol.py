@@ -94,20 +94,17 @@ def _refuse_constant(name: str) -> Any:
     raise ProtocolError("bad_json", f"{name} is not a JSON number; send finite numbers only")
 
 
-def _check_tree(value: Any) -> None:
-    """Depth within MAX_DEPTH and text that is real Unicode, checked iteratively so a deep message
-    cannot exhaust the stack here or in code that walks it later. A lone surrogate ("\\ud800")
-    is valid JSON but no UTF-8: it would fail later, in the store or in the reply."""
-    stack = [(value, 1)]
+def _check_text(value: Any) -> None:
+    """Text that is real Unicode (the depth was checked before decoding). A lone surrogate
+    ("\\ud800") is valid JSON but no UTF-8: it would fail later, in the store or in the reply."""
+    stack = [value]
     while stack:
-        item, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            raise ProtocolError("bad_json", f"the message nests deeper than {MAX_DEPTH} levels")
+        item = stack.pop()
         if isinstance(item, dict):
-            stack.extend((k, depth) for k in item)
-            stack.extend((v, depth + 1) for v in item.values())
+            stack.extend(item)
+            stack.extend(item.values())
         elif isinstance(item, list):
-            stack.extend((v, depth + 1) for v in item)
+            stack.extend(item)
         elif isinstance(item, str):
             try:
                 item.encode("utf-8")
@@ -124,7 +121,8 @@ _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 
 
 def _nesting(raw: bytes) -> int:
-    """How deep the brackets outside strings nest (an unclosed one counts)."""
+    """How deep the brackets outside strings nest (an unclosed one counts): a list of lists of
+    numbers is 2."""
     depth = deepest = 0
     for b in _STRING.sub(b"", raw).translate(None, _NOT_BRACKETS):
         depth += 1 if b in b"[{" else -1
@@ -152,7 +150,7 @@ def loads(raw: bytes) -> Any:
         raise ProtocolError(
             "bad_json", f"not a JSON message ({type(exc).__name__}); send one JSON object"
         ) from None
-    _check_tree(value)
+    _check_text(value)
     return value
 
 

@@ -87,6 +87,7 @@ def _depth(value) -> int:
         (b'{"v":1,"id":"x","type":"ping","n":' + b"[" * 40 + b"]" * 40 + b"}", "nests deeper"),
         (b"[" * 60000, "nests deeper"),
         (b"[" * 16 + b"]" * 16 + b"x", "not a JSON message"),
+        (b'{"v":1,"id":"x","type":"ping","n":' + b"[" * 16 + b"1" + b"]" * 16 + b"}", "nests deeper"),
         # Valid JSON but no UTF-8: it once reached the store and failed there.
         (b'{"v":1,"id":"\\ud800","type":"ping"}', "surrogate"),
         (b'{"v":1,"id":"x","type":"ping","\\udfff":1}', "surrogate"),
@@ -151,3 +152,8 @@ def test_a_file_that_is_not_a_database_is_a_clear_store_error(tmp_path):
     bad.write_bytes(b"this is not sqlite" * 100)
     with pytest.raises(StoreError, match="not a readable game file"):
         EventStore(bad)
+
+
+def test_a_message_nesting_exactly_max_depth_containers_is_taken():
+    inner = b"[" * (MAX_DEPTH - 1) + b'"x"' + b"]" * (MAX_DEPTH - 1)
+    assert parse_request(b'{"v":1,"id":"x","type":"ping","n":' + inner + b"}").type == "ping"
