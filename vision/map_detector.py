@@ -134,14 +134,15 @@ class MapCardDetector:
         off_cards = cv2.distanceTransform(1 - cards, cv2.DIST_L2, 3)
         for region in regions:
             rough = _rough_quads(region.contour)
-            c, contradicted = self._card(image, region, rough, reading, cards, off_cards)
+            outline = shapely.Polygon(region.contour).buffer(0)
+            c, contradicted = self._card(image, region, outline, rough, reading, cards, off_cards)
             if c is not None:
                 found.append(c)
             elif _at_frame_edge(region.contour, reading):
                 if self.placer is not None:
                     cut += rough
             elif self.placer is None and not contradicted:
-                c = _outlined(region, rough, reading)
+                c = _outlined(region, outline, rough, reading)
                 if c is not None:
                     outlined.append(c)
         return found, outlined, cut
@@ -150,16 +151,16 @@ class MapCardDetector:
         self,
         image: np.ndarray,
         region: CardRegion,
+        outline: shapely.Geometry,
         rough: list[np.ndarray],
         reading: CardMapReading,
         cards: np.ndarray,
         off_cards: np.ndarray,
     ) -> tuple[CardCandidate | None, bool]:
-        """The card of one region, from its rough quads: placed at the card's size with a
+        """The card of one region (its `outline` as a polygon), from its rough quads: placed at the card's size with a
         calibration, else of the edge fits that pass the one that agrees best with the region;
         and whether the frame contradicts the map there (four clean sides that do not keep to
         its outline: the map took something else for a card, or outlined it wrongly)."""
-        outline = shapely.Polygon(region.contour).buffer(0)
         if self.placer is not None:
             return self._placed(image, rough, outline, reading, cards), False
         best, best_iou, contradicted = None, 0.0, False
@@ -231,14 +232,16 @@ class MapCardDetector:
         return max(abs(short / cs - 1), abs(long / cl - 1))
 
 
-def _outlined(region: CardRegion, rough: list[np.ndarray], reading: CardMapReading) -> CardCandidate | None:
+def _outlined(
+    region: CardRegion, outline: shapely.Geometry, rough: list[np.ndarray], reading: CardMapReading
+) -> CardCandidate | None:
     """The card as the map outlines it (its first rough quad), when the map is sure of it
     (`MAP_SURE`) and its outline is a quadrilateral (`MAP_QUAD`). Each corner's uncertainty is
     a map pixel, and it ranks below every card placed on the frame's edges."""
     if region.confidence < MAP_SURE or not rough:
         return None
     q = rough[0][corner_order(rough[0])]
-    if not _plausible(q) or _iou(shapely.Polygon(q), shapely.Polygon(region.contour).buffer(0)) < MAP_QUAD:
+    if not _plausible(q) or _iou(shapely.Polygon(q), outline) < MAP_QUAD:
         return None
     sigma = np.full(4, reading.scale)
     return CardCandidate(q, sigma, 0.5 * region.confidence, QuadFit(q, sigma, ()))
