@@ -70,7 +70,9 @@ def calibrated_detector(kind: str, sample: TrainingSample):
     return lambda img: [c.corners_px for c in d.detect(img)]
 
 
-def run(frames: int, seed: int, detector: str, calibrated: bool = False, out=print) -> tuple[Score, Score]:
+def run(
+    frames: int, seed: int, detector: str, calibrated: bool = False, out=print, keys: bool = False
+) -> tuple[Score, Score]:
     # With a calibration each frame gets its own detector (its table and card size).
     detect = None if calibrated else make_detector(detector)
     ours, base, tiny = Score(), Score(), Score()
@@ -78,7 +80,7 @@ def run(frames: int, seed: int, detector: str, calibrated: bool = False, out=pri
     by_table: dict[str, Score] = {}
     bent = 0
     for s in range(seed, seed + frames):
-        sample = training_sample(s, SIZE)
+        sample = training_sample(s, SIZE, keys=keys)
         if calibrated:
             if sample.table_to_image is None:
                 bent += 1
@@ -177,9 +179,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=FIRST_SEED)
     ap.add_argument("--detector", default="map", choices=("map", "rules"))
     ap.add_argument("--calibrated", action="store_true", help="give the detector the exact calibration")
+    ap.add_argument("--keys", action="store_true", help="frames hold a keyboard or a keypad now and then")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
-    run(8 if args.quick else args.frames, args.seed, args.detector, args.calibrated)
+    run(8 if args.quick else args.frames, args.seed, args.detector, args.calibrated, keys=args.keys)
     return 0
 
 

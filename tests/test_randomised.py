@@ -136,3 +136,27 @@ def test_dark_decks_print_their_pips_in_a_colour_that_stands_out() -> None:
         # The pips and the rank are printed in the deck's inks: a visible share of the face.
         inked = (np.abs(inside[:, None] - np.array(s.pips_bgr)[None]).sum(axis=2) < 40).any(axis=1)
         assert inked.mean() > 0.01
+
+
+def test_keyboards_come_from_their_own_stream_and_are_never_cards(samples: list[TrainingSample]) -> None:
+    """With keys, some frames gain a keyboard or a keypad under the cards; the others are drawn
+    exactly as without keys, and no frame gains or loses a card."""
+    changed = 0
+    for s, plain in zip(SEEDS, samples):
+        keyed = training_sample(s, keys=True)
+        assert len(keyed.quads) == len(plain.quads)
+        if not np.array_equal(keyed.image, plain.image):
+            changed += 1
+        else:
+            assert np.array_equal(keyed.instances, plain.instances)
+    assert 2 <= changed <= 10, changed  # a third of the frames draw one (some fall off the frame)
+
+
+def test_a_keyboard_is_rows_of_keys_in_a_body() -> None:
+    from vision.synthetic.clutter import prop_art, random_prop
+
+    rng = np.random.default_rng(4)
+    bgr, alpha = prop_art(rng, random_prop(rng, "keyboard"), 2.0)
+    grey = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    rows = np.abs(np.diff(grey, axis=0)).mean(axis=1)  # edges of the key rows across the body
+    assert alpha.mean() > 200 and (rows > 8).sum() >= 8

@@ -22,6 +22,9 @@ from vision.synthetic.card_designs import (
 PROP_KINDS = ("paper", "sticky", "envelope", "receipt", "book", "notebook", "placemat", "phone", "cardbox",
               "coaster", "coin", "dice", "meeple", "pen", "cup")
 PROP_P = np.array([0.2, 0.07, 0.05, 0.05, 0.06, 0.06, 0.04, 0.06, 0.06, 0.04, 0.07, 0.07, 0.07, 0.05, 0.05])
+# Grids of small square things (a keyboard's keys, a calculator's): each key is a rounded
+# rectangle with a clean edge, the very thing a card is, only many, small, and in a body.
+KEYS_KINDS = ("keyboard", "keypad")
 SKIN = ((175, 200, 240), (140, 175, 225), (110, 150, 205), (80, 120, 175), (55, 85, 130), (40, 60, 95))
 
 
@@ -50,9 +53,12 @@ def random_prop(rng: np.random.Generator, kind: str | None = None) -> Prop:
         "meeple": (rng.uniform(14, 30),) * 2,
         "pen": (rng.uniform(8, 13), rng.uniform(120, 150)),
         "cup": (rng.uniform(75, 95),) * 2,
+    } if kind not in KEYS_KINDS else {  # (drawn apart: a prop of the others draws as it always did)
+        "keyboard": (rng.uniform(280, 450), rng.uniform(105, 160)),
+        "keypad": (rng.uniform(65, 90), rng.uniform(110, 165)),
     }
     heights = {"book": 25, "phone": 8, "cardbox": 25, "coin": 2, "dice": 16, "meeple": 18, "pen": 8,
-               "cup": 90, "notebook": 6, "coaster": 3}
+               "cup": 90, "notebook": 6, "coaster": 3, "keyboard": 25, "keypad": 12}
     w, h = sizes[kind]
     return Prop(kind, (float(w), float(h)), float(heights.get(kind, 0.2)))
 
@@ -188,7 +194,55 @@ def prop_art(rng: np.random.Generator, p: Prop, u: float) -> tuple[np.ndarray, n
         img[: int(0.12 * H)] = (40, 40, 40)
         xs = np.arange(W, dtype=np.float32)
         img[:] = np.clip(img * (0.75 + 0.5 * np.sin(np.pi * xs / W))[None, :, None], 0, 255).astype(np.uint8)
+    elif k in KEYS_KINDS:
+        alpha = fill_outline((H, W), rounded_rect_mm(w_mm, h_mm, rng.uniform(2, 10)), u)
+        _keys(img, rng, u, k == "keypad")
     return img, alpha
+
+
+def _keys(img: np.ndarray, rng: np.random.Generator, u: float, keypad: bool) -> None:
+    """A body with rows of keys: each key a cap a little lighter or darker than the body, lit from
+    one side, with a letter on it; a keyboard's rows hold wider keys and a space bar."""
+    H, W = img.shape[:2]
+    dark = rng.random() < 0.65
+    body = np.array((rng.uniform(15, 60),) * 3 if dark else (rng.uniform(170, 235),) * 3, np.float32)
+    if rng.random() < 0.15:
+        body = np.array(random_colour(rng, sat=(0.1, 0.6)), np.float32)
+    img[:] = body.astype(np.uint8)
+    pitch = rng.uniform(15, 20) if not keypad else rng.uniform(13, 18)
+    gap = rng.uniform(0.12, 0.3) * pitch
+    cap = np.clip(body + rng.uniform(-25, 35), 0, 255)
+    ink = (235, 235, 235) if cap.mean() < 120 else (30, 30, 30)
+    margin = rng.uniform(5, 18)
+    top = margin + (rng.uniform(25, 40) if keypad else rng.uniform(0, 25))  # a calculator's display
+    if keypad and top - margin > 8:
+        cv2.rectangle(img, (int(margin * u), int(margin * u)), (int(W - margin * u), int((top - 5) * u)),
+                      (int(rng.uniform(90, 160)),) * 3, -1)
+    rows = int((H / u - top - margin) // pitch)
+    light = rng.uniform(0.1, 0.3)
+    for r in range(rows):
+        y = top + r * pitch
+        x = margin
+        right = W / u - margin
+        while x + pitch - gap <= right:
+            span = 1.0
+            if not keypad and rng.random() < 0.12:
+                span = float(rng.choice([1.25, 1.5, 1.75, 2.0]))
+            if not keypad and r == rows - 1 and rows > 3 and abs(x - 0.35 * W / u) < pitch:
+                span = 6.0  # the space bar
+            w_key = min(span * pitch, right - x) - gap
+            x0, y0, x1, y1 = (int(v * u) for v in (x, y, x + w_key, y + pitch - gap))
+            if x1 - x0 >= 2 and y1 - y0 >= 2:
+                cv2.rectangle(img, (x0, y0), (x1, y1), tuple(float(c) for c in cap * (1 - light)), -1)
+                inset = max(1, int(0.12 * (y1 - y0)))
+                cv2.rectangle(img, (x0 + inset // 2, y0), (x1 - inset, y1 - inset),
+                              tuple(float(c) for c in np.clip(cap * (1 + light), 0, 255)), -1)
+                if y1 - y0 > 8 and rng.random() < 0.85:
+                    cv2.putText(img, chr(int(rng.integers(65, 91))), (x0 + inset + 1, y0 + int(0.45 * (y1 - y0))),
+                                cv2.FONT_HERSHEY_SIMPLEX, (y1 - y0) / 60, ink, 1, cv2.LINE_AA)
+            x += span * pitch
+            if not keypad and rng.random() < 0.04:
+                x += pitch * 0.5  # the gap before the arrows and the number pad
 
 
 def _ellipse_mm(w: float, h: float, n: int = 48) -> np.ndarray:

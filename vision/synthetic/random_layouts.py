@@ -176,13 +176,21 @@ def _hand(rng, foot) -> Thing:
                  scale=rng.uniform(1.0, 1.3))
 
 
-def random_things(rng: np.random.Generator, foot: np.ndarray, style: DeckStyle) -> list[Thing]:
+def random_things(
+    rng: np.random.Generator, foot: np.ndarray, style: DeckStyle, keys: np.random.Generator | None = None
+) -> list[Thing]:
     """Everything on and over the table, in the order it is drawn (bottom first); `foot` is
-    what the camera sees of the table (polygon, mm)."""
+    what the camera sees of the table (polygon, mm). With `keys` (its own stream, so the rest is
+    drawn as without it), a keyboard or a keypad lies on the table a third of the time, under
+    whatever else lies there."""
     w, h = outer_size_mm(style)
     area = abs(cv2.contourArea(foot.astype(np.float32)))
     capacity = int(np.clip(area / (w * h), 1, 60))
     under: list[Thing] = []
+    if keys is not None and keys.random() < 0.35:
+        p = random_prop(keys, "keyboard" if keys.random() < 0.75 else "keypad")
+        under.append(Thing("prop", tuple(_point_in(keys, foot, 50)), keys.uniform(0, 360), prop=p,
+                           height_mm=p.height_mm))
     n_props = int(rng.choice([0, 1, 2, 4, 8], p=[0.3, 0.25, 0.2, 0.15, 0.1]))
     props = [random_prop(rng) for _ in range(n_props)]
     flat = ("paper", "placemat", "notebook", "receipt", "envelope", "sticky")

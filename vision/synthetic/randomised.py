@@ -38,7 +38,7 @@ from vision.synthetic.card_designs import (
     random_deck_style,
     rounded_rect_mm,
 )
-from vision.synthetic.clutter import hand_art, prop_art
+from vision.synthetic.clutter import KEYS_KINDS, hand_art, prop_art
 from vision.synthetic.photometry import (
     add_glare,
     add_sheen,
@@ -239,11 +239,15 @@ def _deck_edge(st, u: float, rng: np.random.Generator) -> tuple[np.ndarray, np.n
     return img, fill_outline((H, W), rounded_rect_mm(st.size_mm[0], st.size_mm[1], st.radius_mm), u)
 
 
-def training_sample(seed: int, size: tuple[int, int] = (512, 384), pieces: bool = False) -> TrainingSample:
+def training_sample(
+    seed: int, size: tuple[int, int] = (512, 384), pieces: bool = False, keys: bool = False
+) -> TrainingSample:
     """One randomised frame and its labels; the same seed gives the same sample. With `pieces`
-    game pieces stand in it too (`TrainingSample.pieces`), drawn from their own random stream."""
+    game pieces stand in it too (`TrainingSample.pieces`), drawn from their own random stream;
+    with `keys`, now and then a keyboard or a keypad (`random_things`), from another."""
     rng = np.random.default_rng(seed)
     prng = np.random.default_rng([seed, 0x9A7])  # the pieces' own: the rest is drawn as without them
+    krng = np.random.default_rng([seed, 0x4E75]) if keys else None  # the keys' own, likewise
     players = player_colours(prng, int(prng.integers(2, 7))) if pieces else []
     w, h = size
     style = random_deck_style(rng)
@@ -264,7 +268,7 @@ def training_sample(seed: int, size: tuple[int, int] = (512, 384), pieces: bool 
     cv = _Canvas(w, h)
     table_kind = _draw_table(rng, cv, hom2, white)
     foot = _project(np.linalg.inv(hom2), np.array([[0, 0], [2 * w, 0], [2 * w, 2 * h], [0, 2 * h]], float))
-    things = random_things(rng, foot, style)
+    things = random_things(rng, foot, style, krng)
 
     cards: list[tuple[np.ndarray, int, tuple[float, float]]] = []  # (quad 1x, provisional id, size mm) per scored card
     full_px: dict[int, int] = {}
@@ -301,7 +305,7 @@ def training_sample(seed: int, size: tuple[int, int] = (512, 384), pieces: bool 
             size_mm = t.prop.size_mm
             corners = thing_corners_mm(t, size_mm)
             u = _texture_scale(hom2, corners, size_mm)
-            bgr, alpha = prop_art(rng, t.prop, u)
+            bgr, alpha = prop_art(krng if t.prop.kind in KEYS_KINDS else rng, t.prop, u)
             centre, sheen = t.centre_mm, 0.0
         else:
             bgr, alpha, u, centre = _hand_in_place(rng, hom2, t)
@@ -555,12 +559,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--size", type=int, nargs=2, default=(512, 384), metavar=("W", "H"))
     ap.add_argument("--pieces", action="store_true", help="game pieces standing in the frames")
+    ap.add_argument("--keys", action="store_true", help="now and then a keyboard or a keypad on the table")
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     rows = []
     t0 = time.perf_counter()
     for i in range(args.count):
-        s = training_sample(args.seed + i, tuple(args.size), pieces=args.pieces)
+        s = training_sample(args.seed + i, tuple(args.size), pieces=args.pieces, keys=args.keys)
         stem = args.out / f"sample_{args.seed + i:06d}"
         cv2.imwrite(f"{stem}_image.png", s.image)
         cv2.imwrite(f"{stem}_instances.png", s.instances)

@@ -52,29 +52,31 @@ BOUNDARY_WEIGHT = 4.0  # boundary pixels are few, and missing one merges two car
 WARMUP_STEPS = 200
 
 
-def _render(seed: int, stride: int = 2) -> tuple[np.ndarray, np.ndarray]:
+def _render(seed: int, stride: int = 2, keys: bool = False) -> tuple[np.ndarray, np.ndarray]:
     size = INPUT_SIZE if seed % 4 else INPUT_SIZE[::-1]  # a quarter of the frames portrait
     if seed % VALIDATION_SEED >= PROJECT_SEED:
         return pack(project_render_example(seed, size, stride))
-    return pack(render_example(seed, size, stride))
+    return pack(render_example(seed, size, stride, keys))
 
 
 def render_pool(
-    seeds: list[int], workers: int, cache: Path | None = None, stride: int = 2
+    seeds: list[int], workers: int, cache: Path | None = None, stride: int = 2, keys: bool = False
 ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The frames of `seeds` with targets for a network of `stride`, from `cache` when an
-    earlier run of the same seeds and stride saved them (renders are deterministic in their
-    seed: the cache only saves time)."""
+    """The frames of `seeds` with targets for a network of `stride` (with keyboards when `keys`),
+    from `cache` when an earlier run of the same seeds and settings saved them (renders are
+    deterministic in their seed: the cache only saves time)."""
     if cache is not None and cache.exists():
         with np.load(cache) as z:
-            # Caches from before the packed targets name no stride, and are made again.
-            if "stride" in z and int(z["stride"]) == stride and z["seeds"].tolist() == list(seeds):
+            # Caches from before the packed targets name no stride, and are made again; those
+            # from before keyboards name no keys, and have none.
+            same = "stride" in z and int(z["stride"]) == stride and z["seeds"].tolist() == list(seeds)
+            if same and ("keys" in z and bool(z["keys"])) == keys:
                 return [(z[f"image{i}"], z[f"maps{i}"]) for i in range(len(seeds))]
     with Pool(workers) as pool:
-        frames = pool.map(functools.partial(_render, stride=stride), seeds, chunksize=8)
+        frames = pool.map(functools.partial(_render, stride=stride, keys=keys), seeds, chunksize=8)
     if cache is not None:
         arrays = {f"image{i}": f[0] for i, f in enumerate(frames)} | {f"maps{i}": f[1] for i, f in enumerate(frames)}
-        np.savez(cache, seeds=np.array(seeds), stride=stride, **arrays)
+        np.savez(cache, seeds=np.array(seeds), stride=stride, keys=keys, **arrays)
     return frames
 
 
@@ -261,9 +263,9 @@ def train(args: argparse.Namespace) -> None:
         print(f"resumed at step {step} (widths {list(model.widths)})")
     t0 = time.time()
     seeds = list(range(args.renders)) + list(range(PROJECT_SEED, PROJECT_SEED + args.project_renders))
-    pool = render_pool(seeds, args.workers, Path(args.pool_cache) if args.pool_cache else None, stride)
+    pool = render_pool(seeds, args.workers, Path(args.pool_cache) if args.pool_cache else None, stride, args.keys)
     val_seeds = [VALIDATION_SEED + i for i in range(48)] + [VALIDATION_SEED + PROJECT_SEED + i for i in range(16)]
-    val_renders = [unpack(*p) for p in render_pool(val_seeds, args.workers, stride=stride)]
+    val_renders = [unpack(*p) for p in render_pool(val_seeds, args.workers, stride=stride, keys=args.keys)]
     print(f"{len(pool)} renders in {time.time() - t0:.0f} s")
     landscape = np.array([i for i, p in enumerate(pool) if p[0].shape[1] > p[0].shape[0]])
     portrait = np.array([i for i, p in enumerate(pool) if p[0].shape[1] < p[0].shape[0]])
@@ -371,6 +373,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--shared-weight", type=float, default=0.0,
         help="weigh the boundary where two cards meet this much more (touching cards the map merges)",
+    )
+    ap.add_argument(
+        "--keys", action="store_true",
+        help="renders hold a keyboard or a keypad now and then (grids of keys: not cards)",
     )
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--threads", type=int, default=2)

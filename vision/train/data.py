@@ -29,10 +29,12 @@ class Example:
     targets: MapTargets
 
 
-def render_example(seed: int, size: tuple[int, int] = INPUT_SIZE, stride: int = 2) -> Example:
+def render_example(
+    seed: int, size: tuple[int, int] = INPUT_SIZE, stride: int = 2, keys: bool = False
+) -> Example:
     from vision.synthetic.randomised import training_sample
 
-    s = training_sample(seed, size)
+    s = training_sample(seed, size, keys=keys)
     return Example(s.image, targets_from_instances(s.instances, s.ignore, stride))
 
 
