@@ -157,8 +157,8 @@ class MapCardDetector:
         cards: np.ndarray,
         off_cards: np.ndarray,
     ) -> tuple[CardCandidate | None, bool]:
-        """The card of one region (its `outline` as a polygon), from its rough quads: placed at the card's size with a
-        calibration, else of the edge fits that pass the one that agrees best with the region;
+        """The card of one region (its `outline` as a polygon), from its rough quads: placed at the
+        card's size with a calibration, else of the edge fits that pass the one that agrees best with the region;
         and whether the frame contradicts the map there (four clean sides that do not keep to
         its outline: the map took something else for a card, or outlined it wrongly)."""
         if self.placer is not None:

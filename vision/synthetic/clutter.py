@@ -37,6 +37,10 @@ class Prop:
 
 def random_prop(rng: np.random.Generator, kind: str | None = None) -> Prop:
     kind = kind or str(rng.choice(PROP_KINDS, p=PROP_P / PROP_P.sum()))
+    if kind in KEYS_KINDS:  # apart from the table below, which draws every kind's size at each call
+        keyboard = (rng.uniform(280, 450), rng.uniform(105, 160))
+        keypad = (rng.uniform(65, 90), rng.uniform(110, 165))  # drawn either way, as the renders measured were
+        return Prop(kind, keyboard, 25.0) if kind == "keyboard" else Prop(kind, keypad, 12.0)
     sizes = {
         "paper": [(210, 297), (216, 279), (148, 210)][int(rng.integers(0, 3))],
         "sticky": (76, 76) if rng.random() < 0.6 else (51, 76),
@@ -53,12 +57,9 @@ def random_prop(rng: np.random.Generator, kind: str | None = None) -> Prop:
         "meeple": (rng.uniform(14, 30),) * 2,
         "pen": (rng.uniform(8, 13), rng.uniform(120, 150)),
         "cup": (rng.uniform(75, 95),) * 2,
-    } if kind not in KEYS_KINDS else {  # (drawn apart: a prop of the others draws as it always did)
-        "keyboard": (rng.uniform(280, 450), rng.uniform(105, 160)),
-        "keypad": (rng.uniform(65, 90), rng.uniform(110, 165)),
     }
     heights = {"book": 25, "phone": 8, "cardbox": 25, "coin": 2, "dice": 16, "meeple": 18, "pen": 8,
-               "cup": 90, "notebook": 6, "coaster": 3, "keyboard": 25, "keypad": 12}
+               "cup": 90, "notebook": 6, "coaster": 3}
     w, h = sizes[kind]
     return Prop(kind, (float(w), float(h)), float(heights.get(kind, 0.2)))
 
@@ -220,10 +221,10 @@ def _keys(img: np.ndarray, rng: np.random.Generator, u: float, keypad: bool) -> 
                       (int(rng.uniform(90, 160)),) * 3, -1)
     rows = int((H / u - top - margin) // pitch)
     light = rng.uniform(0.1, 0.3)
+    right = W / u - margin
     for r in range(rows):
         y = top + r * pitch
         x = margin
-        right = W / u - margin
         while x + pitch - gap <= right:
             span = 1.0
             if not keypad and rng.random() < 0.12:
