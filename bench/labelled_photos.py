@@ -132,15 +132,24 @@ def score_photo(cards: list[np.ndarray], ignore: list[np.ndarray], found: list[n
     return s
 
 
-def make_detector(kind: str):
-    """`detect(image) -> [4 x 2 corners]` of the chosen detector."""
-    d = card_detector(kind)
+def make_detector(kind: str, check: Path | None = None):
+    """`detect(image) -> [4 x 2 corners]` of the chosen detector; the map's with the card check
+    whose weights are `check` (`vision.cardcheck`), if given."""
+    if check is not None:
+        from vision.cardcheck import CardCheck
+        from vision.map_detector import MapCardDetector
+
+        d = MapCardDetector(card_check=CardCheck(check))
+    else:
+        d = card_detector(kind)
     return lambda img: [c.corners_px for c in d.detect(img)]
 
 
-def run(split: str, photos: Path, detector: str, out=print) -> tuple[dict[str, Score], dict[str, Score]]:
+def run(
+    split: str, photos: Path, detector: str, out=print, check: Path | None = None
+) -> tuple[dict[str, Score], dict[str, Score]]:
     """Per source: (ours, baseline)."""
-    detect = make_detector(detector)
+    detect = make_detector(detector, check)
     ours: dict[str, Score] = {}
     base: dict[str, Score] = {}
     for photo in labelled_photos(photos, set(load_splits()[split])):
@@ -186,8 +195,10 @@ def _figures(s: Score) -> dict:
     }
 
 
-def report(split: str, photos: Path, detector: str, out=print, card: Path | None = None) -> int:
-    ours, base = run(split, photos, detector, out)
+def report(
+    split: str, photos: Path, detector: str, out=print, card: Path | None = None, check: Path | None = None
+) -> int:
+    ours, base = run(split, photos, detector, out, check)
     if not ours:
         out(
             f"real photos ({split} split): none of its labelled photos are under {photos}; rebuild them"
@@ -227,13 +238,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--photos", type=Path, default=PHOTOS, help="folder holding the photos")
     ap.add_argument("--detector", default="map", choices=("map", "rules"))
     ap.add_argument("--quick", action="store_true", help="(every photo is read; kept for `tabletop bench`)")
+    ap.add_argument("--check", type=Path, help="the map's reports pass the card check with these weights (.onnx)")
     ap.add_argument(
         "--write-card", action="store_true", help="record the map's figures in its model card (vision/models/cardmap.json)"
     )
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
-    card = ROOT / "vision" / "models" / "cardmap.json" if args.write_card and args.detector == "map" else None
-    return report(args.split, args.photos, args.detector, card=card)
+    card = ROOT / "vision" / "models" / "cardmap.json" if args.write_card and args.detector == "map" and not args.check else None
+    return report(args.split, args.photos, args.detector, card=card, check=args.check)
 
 
 if __name__ == "__main__":

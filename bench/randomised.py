@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -71,10 +72,10 @@ def calibrated_detector(kind: str, sample: TrainingSample):
 
 
 def run(
-    frames: int, seed: int, detector: str, calibrated: bool = False, out=print, keys: bool = False
+    frames: int, seed: int, detector: str, calibrated: bool = False, out=print, keys: bool = False, check: Path | None = None
 ) -> tuple[Score, Score]:
     # With a calibration each frame gets its own detector (its table and card size).
-    detect = None if calibrated else make_detector(detector)
+    detect = None if calibrated else make_detector(detector, check)
     ours, base, tiny = Score(), Score(), Score()
     by_layout: dict[str, list[bool]] = {}
     by_table: dict[str, Score] = {}
@@ -180,9 +181,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--detector", default="map", choices=("map", "rules"))
     ap.add_argument("--calibrated", action="store_true", help="give the detector the exact calibration")
     ap.add_argument("--keys", action="store_true", help="frames hold a keyboard or a keypad now and then")
+    ap.add_argument("--check", type=Path, help="the map's reports pass the card check with these weights (.onnx; no calibration)")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
-    run(8 if args.quick else args.frames, args.seed, args.detector, args.calibrated, keys=args.keys)
+    if args.check and args.calibrated:
+        ap.error("--check is for the map without a calibration")
+    run(8 if args.quick else args.frames, args.seed, args.detector, args.calibrated, keys=args.keys, check=args.check)
     return 0
 
 

@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 import shapely
 
+from vision.cardcheck import CardCheck
 from vision.cardmap import CardMap, CardMapReading, CardRegion, card_regions, default_map
 from vision.detector import (
     CardCandidate,
@@ -68,20 +69,27 @@ OVERLAPS = 0.1
 # cards: a third of the misses had a region that matched the card; recall 63.2 -> 65.4 %.
 MAP_SURE = 0.8
 MAP_QUAD = 0.85
+# With a card check (`vision.cardcheck`; none is shipped yet), a card it gives less than this is
+# dropped.
+CHECK_PASS = 0.5
 
 
 class MapCardDetector:
-    """`detect(image) -> [CardCandidate]`, as `CardDetector` does, from the card map."""
+    """`detect(image) -> [CardCandidate]`, as `CardDetector` does, from the card map; with a
+    `card_check` (`vision.pipeline.card_detector` gives the shipped one) each card it reports
+    passes that second look."""
 
     def __init__(
         self,
         settings: DetectorSettings | None = None,
         table: TableMap | None = None,
         card_map: CardMap | None = None,
+        card_check: CardCheck | None = None,
     ) -> None:
         self.settings = settings or DetectorSettings()
         self.table = table
         self.map = card_map or default_map()
+        self.check = card_check
         self.last_map: CardMapReading | None = None
         # With a calibration a card's edge is placed as the rules detector places it: its shadow's
         # penumbra, a white border's inner edge and the card's size all decide where the edge
@@ -92,7 +100,9 @@ class MapCardDetector:
 
     @property
     def model(self) -> dict:
-        return self.map.model
+        if self.check is None:
+            return self.map.model
+        return self.map.model | {"check": self.check.model}
 
     def detect(self, image: np.ndarray) -> list[CardCandidate]:
         image = as_bgr(image)
@@ -119,6 +129,9 @@ class MapCardDetector:
             if cut:
                 found += self.placer.place_cut(image, cut, _distinct(found))
             self.placer.end_frame()
+        if self.check is not None and found:
+            p = self.check.scores(image, reading, [c.corners_px for c in found])
+            found = [c for c, pc in zip(found, p) if pc >= CHECK_PASS]
         return _distinct(found)
 
     def _cards_in(
