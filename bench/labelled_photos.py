@@ -243,6 +243,10 @@ def main(argv: list[str] | None = None) -> int:
         "--write-card", action="store_true", help="record the map's figures in its model card (vision/models/cardmap.json)"
     )
     args = ap.parse_args(argv)
+    if args.check and args.detector != "map":
+        ap.error("--check is a second look at the map's cards: use it with --detector map")
+    if args.check and not args.check.exists():
+        ap.error(f"--check {args.check}: no such file (train the check with python -m vision.train.cardcheck)")
     cv2.setNumThreads(1)
     card = ROOT / "vision" / "models" / "cardmap.json" if args.write_card and args.detector == "map" and not args.check else None
     return report(args.split, args.photos, args.detector, card=card, check=args.check)

@@ -184,8 +184,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--check", type=Path, help="the map's reports pass the card check with these weights (.onnx; no calibration)")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
-    if args.check and args.calibrated:
-        ap.error("--check is for the map without a calibration")
+    if args.check and (args.calibrated or args.detector != "map"):
+        ap.error("--check is a second look at the map's cards without a calibration: use it with --detector map")
+    if args.check and not args.check.exists():
+        ap.error(f"--check {args.check}: no such file (train the check with python -m vision.train.cardcheck)")
     run(8 if args.quick else args.frames, args.seed, args.detector, args.calibrated, keys=args.keys, check=args.check)
     return 0
 
