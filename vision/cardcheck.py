@@ -13,13 +13,12 @@ how likely it is a card placed on its real edges.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from vision.cardmap import CardMapReading
+from vision.cardmap import CardMapReading, Weights
 
 CROP = 64  # px, the check's input side
 # The card's long side in the crop; the rest of the crop is what lies around it (a third of the
@@ -28,22 +27,12 @@ CARD_LONG = 40
 CHANNELS = 6  # B, G, R; the map's interior and boundary; inside the frame (not beyond its edge)
 
 
-class CardCheck:
+class CardCheck(Weights):
     """Loads the network once; `scores(image, reading, quads)` gives each quad's probability of
     being a card placed on its edges."""
 
     def __init__(self, path: str | Path) -> None:
-        path = Path(path)
-        if not path.exists():
-            raise FileNotFoundError(f"no card check weights at {path}: train them with python -m vision.train.cardcheck")
-        self.path = path
-        self._net = cv2.dnn.readNetFromONNX(str(path))
-        card = path.with_suffix(".json")
-        self.card = json.loads(card.read_text()) if card.exists() else {}
-
-    @property
-    def model(self) -> dict:
-        return {"file": self.path.name, "version": self.card.get("version", "unversioned")}
+        super().__init__(path, "no card check weights (train them with python -m vision.train.cardcheck)")
 
     def scores(self, image: np.ndarray, reading: CardMapReading, quads: list[np.ndarray]) -> np.ndarray:
         if not quads:

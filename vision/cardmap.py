@@ -68,26 +68,33 @@ class CardRegion:
     confidence: float  # mean interior probability over the region
 
 
-class CardMap:
-    """Loads the network once; `read(image)` maps a BGR frame."""
+class Weights:
+    """A network's ONNX weights, loaded once for cv2.dnn, with the model card beside them."""
 
-    def __init__(self, path: str | Path = MODELS / "cardmap.onnx") -> None:
+    def __init__(self, path: str | Path, missing: str) -> None:
         path = Path(path)
         if not path.exists():
-            raise FileNotFoundError(f"the card map's weights are missing: {path} (reinstall the package)")
+            raise FileNotFoundError(f"{missing}: {path}")
         self.path = path
         self._net = cv2.dnn.readNetFromONNX(str(path))
         card = path.with_suffix(".json")
         self.card = json.loads(card.read_text()) if card.exists() else {}
-        self.long_side = int(self.card.get("input_long_side", MAP_LONG_SIDE))
-        # Input px per map px: 2 for the first weights (a half-resolution map), 1 for a map at the
-        # input's own resolution.
-        self.stride = int(self.card.get("output_stride", 2))
 
     @property
     def model(self) -> dict:
         """File name and version of the weights, so a result can be traced to them."""
         return {"file": self.path.name, "version": self.card.get("version", "unversioned")}
+
+
+class CardMap(Weights):
+    """Loads the network once; `read(image)` maps a BGR frame."""
+
+    def __init__(self, path: str | Path = MODELS / "cardmap.onnx") -> None:
+        super().__init__(path, "the card map's weights are missing (reinstall the package)")
+        self.long_side = int(self.card.get("input_long_side", MAP_LONG_SIDE))
+        # Input px per map px: 2 for the first weights (a half-resolution map), 1 for a map at the
+        # input's own resolution.
+        self.stride = int(self.card.get("output_stride", 2))
 
     def read(self, image: np.ndarray, long_side: int | None = None, four_ways: bool = True) -> CardMapReading:
         """The map of a BGR frame, read with its long side at `long_side` px (the weights' own
