@@ -135,13 +135,7 @@ def score_photo(cards: list[np.ndarray], ignore: list[np.ndarray], found: list[n
 def make_detector(kind: str, check: Path | None = None):
     """`detect(image) -> [4 x 2 corners]` of the chosen detector; the map's with the card check
     whose weights are `check` (`vision.cardcheck`), if given."""
-    if check is not None:
-        from vision.cardcheck import CardCheck
-        from vision.map_detector import MapCardDetector
-
-        d = MapCardDetector(card_check=CardCheck(check))
-    else:
-        d = card_detector(kind)
+    d = card_detector(kind, check=check)
     return lambda img: [c.corners_px for c in d.detect(img)]
 
 

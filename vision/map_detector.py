@@ -76,8 +76,8 @@ CHECK_PASS = 0.5
 
 class MapCardDetector:
     """`detect(image) -> [CardCandidate]`, as `CardDetector` does, from the card map; with a
-    `card_check` (`vision.pipeline.card_detector` gives the shipped one) each card it reports
-    passes that second look."""
+    `card_check` (`vision.cardcheck`; none is shipped yet) each card it reports must pass that
+    second look."""
 
     def __init__(
         self,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -100,16 +101,22 @@ AUTO = {"calibrated": "rules", "uncalibrated": "map"}
 
 
 def card_detector(
-    kind: str = "auto", settings: DetectorSettings | None = None, table: TableMap | None = None
+    kind: str = "auto", settings: DetectorSettings | None = None, table: TableMap | None = None, check: Path | None = None
 ) -> CardDetector:
     """The card detector by name: "rules" (hand-written), "map" (the learned card map,
-    `vision.map_detector`) or "auto" (see AUTO). All answer `detect(image)` alike."""
+    `vision.map_detector`) or "auto" (see AUTO). All answer `detect(image)` alike. `check`: the
+    weights of a card check (`vision.cardcheck`) the map's cards pass (none is shipped yet)."""
     if kind == "auto":
         kind = AUTO["calibrated" if table is not None else "uncalibrated"]
     if kind == "map":
-        from vision.map_detector import MapCardDetector  # (loads the network only when asked)
+        # (loads the networks only when asked)
+        from vision.cardcheck import CardCheck
+        from vision.map_detector import MapCardDetector
 
-        return MapCardDetector(settings, table)  # type: ignore[return-value]
+        card_check = CardCheck(check) if check is not None else None
+        return MapCardDetector(settings, table, card_check=card_check)  # type: ignore[return-value]
+    if check is not None:
+        raise ValueError("a card check is a second look at the map's cards; it needs the map detector")
     if kind != "rules":
         raise ValueError(f"no card detector called {kind!r}; choose auto, rules or map")
     return CardDetector(settings, table)
