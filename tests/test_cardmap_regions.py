@@ -98,3 +98,47 @@ def test_touching_small_cards_are_two_regions_on_a_full_resolution_map():
     for r, q in zip(sorted(regions, key=lambda r: r.contour[:, 0].min()), quads):
         assert np.abs(r.contour.min(axis=0) - q.min(axis=0)).max() <= 1.5
         assert np.abs(r.contour.max(axis=0) - q.max(axis=0)).max() <= 1.5
+
+
+def test_cores_of_touching_cards_lie_apart_by_a_share_of_the_card():
+    # Two 40 x 56 px cards side by side and a third, 80 x 112, apart: each core is its card
+    # shrunk by a fifth of its short side, so the two touching ones' cores are 16 px apart.
+    quads = [
+        np.array([[20, 30], [60, 30], [60, 86], [20, 86]], float),
+        np.array([[60, 30], [100, 30], [100, 86], [60, 86]], float),
+        np.array([[110, 20], [190, 20], [190, 132], [110, 132]], float),
+    ]
+    inst, _ = instances_from_quads((160, 200), quads, [])
+    t = targets_from_instances(inst, np.zeros(inst.shape, bool), stride=1)
+    assert not (t.core > t.interior).any()
+    for k, q in enumerate(quads, start=1):
+        ys, xs = np.nonzero((t.core > 0) & (inst == k))
+        inset = 0.2 * min(np.ptp(q, axis=0))
+        assert abs(xs.min() - q[:, 0].min() - inset) <= 1.5 and abs(q[:, 0].max() - xs.max() - inset) <= 1.5
+        assert abs(ys.min() - q[:, 1].min() - inset) <= 1.5 and abs(q[:, 1].max() - ys.max() - inset) <= 1.5
+
+
+def test_a_card_cut_by_the_frame_keeps_its_core_up_to_the_frame():
+    inst = np.zeros((100, 100), np.int32)
+    inst[0:40, 30:70] = 1  # runs off the top
+    t = targets_from_instances(inst, np.zeros(inst.shape, bool), stride=1)
+    ys, _ = np.nonzero(t.core)
+    assert ys.min() == 0 and 28 <= ys.max() <= 34
+
+
+def test_touching_cards_the_map_merges_are_told_apart_by_their_cores():
+    # White cards touching on white: the map draws no boundary between them at all, but their
+    # cores lie apart; each grows back to its own card, meeting the other at their shared edge.
+    interior, boundary = _hand_drawn([(20, 20, 48, 60), (48, 20, 76, 60)])
+    boundary[21:59, 46:50] = 0.0
+    core = np.zeros_like(interior)
+    core[26:54, 26:42] = 1.0
+    core[26:54, 54:70] = 1.0
+    assert len(card_regions(CardMapReading(interior, boundary, 1.0))) == 1
+    regions = card_regions(CardMapReading(interior, boundary, 1.0, core=core))
+    assert len(regions) == 2
+    for reg, (x0, y0, x1, y1) in zip(
+        sorted(regions, key=lambda r: r.contour[:, 0].min()), [(20, 20, 48, 60), (48, 20, 76, 60)]
+    ):
+        assert np.abs(reg.contour.min(axis=0) - (x0 - 0.5, y0 - 0.5)).max() <= 1.5
+        assert np.abs(reg.contour.max(axis=0) - (x1 - 0.5, y1 - 0.5)).max() <= 1.5

@@ -8,7 +8,8 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="pip install '.[train]'")
 
-from vision.train.__main__ import map_loss, shared_boundary, to_onnx  # noqa: E402
+from vision.cardmap import CardMap  # noqa: E402
+from vision.train.__main__ import _head_with_core, map_loss, shared_boundary, to_onnx  # noqa: E402
 from vision.train.model import CardMapNet  # noqa: E402
 from vision.train.targets import targets_from_instances  # noqa: E402
 
@@ -39,7 +40,7 @@ def test_a_scene_network_reads_alike_in_cv2_dnn_at_any_frame_size(tmp_path):
         with torch.no_grad():
             want = net(x).numpy()
         got = dnn.forward()
-        assert got.shape == want.shape == (2, 2, shape[0] // 2, shape[1] // 2)
+        assert got.shape == want.shape == (2, 3, shape[0] // 2, shape[1] // 2)
         np.testing.assert_allclose(got, want, atol=1e-3)
 
 
@@ -51,7 +52,7 @@ def test_the_boundary_where_two_cards_meet_is_told_from_their_edges_against_the_
     inst[20:60, 50:80] = 2  # touches card 1 along x = 50
     inst[70:110, 100:130] = 3
     t = targets_from_instances(inst, np.zeros(inst.shape, bool), stride=1)
-    y = torch.from_numpy(np.stack([t.interior, t.boundary, t.weight]))[None]
+    y = torch.from_numpy(np.stack([t.interior, t.boundary, t.weight, t.core]))[None]
     shared = shared_boundary(y)[0].numpy() > 0
     rows, cols = np.nonzero(shared)
     assert set(cols) == {49, 50} and rows.min() >= 21 and rows.max() <= 58
@@ -59,3 +60,25 @@ def test_the_boundary_where_two_cards_meet_is_told_from_their_edges_against_the_
     # A map that draws every boundary but the shared line: weighing that line costs it more.
     logits = torch.from_numpy(np.stack([t.interior, t.boundary * ~shared]) * 8 - 4)[None].float()
     assert map_loss(logits, y, shared_weight=8.0) > map_loss(logits, y) * 1.5
+
+
+def test_weights_without_the_core_start_a_network_that_marks_it_where_they_were(tmp_path):
+    """`--init` from weights of two outputs: interior and boundary as they were, the core starting
+    as their interior; cv2.dnn's reading then carries the core."""
+    torch.manual_seed(3)
+    old = CardMapNet(stride=2, scene=True, outputs=2).eval()
+    init = {"model": old.state_dict(), "stride": 2}
+    new = CardMapNet(stride=2, scene=True).eval()
+    own = new.state_dict()
+    taken = {k: v for k, v in init["model"].items() if own[k].shape == v.shape} | _head_with_core(init, own)
+    assert set(taken) == set(own)
+    new.load_state_dict(taken)
+    x = torch.rand(1, 3, 96, 128) * 255
+    with torch.no_grad():
+        a, b = old(x), new(x)
+    assert torch.equal(b[:, :2], a) and torch.equal(b[:, 2], a[:, 0])
+    reading = CardMap(to_onnx(new, tmp_path / "core.onnx")).read(np.zeros((96, 128, 3), np.uint8))
+    assert reading.core is not None and reading.core.shape == reading.interior.shape
+    np.testing.assert_allclose(reading.core, reading.interior, atol=1e-4)
+    reading = CardMap(to_onnx(old, tmp_path / "plain.onnx")).read(np.zeros((96, 128, 3), np.uint8))
+    assert reading.core is None

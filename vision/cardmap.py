@@ -36,11 +36,14 @@ SMALLEST_CARD = 1 / 40
 # so the first reading's cards stay where the finer finds none (`vision.map_detector`).
 SMALL_CARDS_INPUT_PX = 32
 FINER = 2
-# How far (map px) a card's core grows back over the boundary band it lost: the band is two
-# pixels wide, and a blurred one a little wider.
+# How far (map px) a card's seed grows back over the card around it: the seed is its interior off
+# the boundary band, two pixels wide and a blurred one a little wider; or, from weights that mark
+# it, its core, a fifth of the card's short side inside its edge (up to 30 map px for the largest
+# cards; growth stops once nothing changes).
 GROWTH_STEPS = 4
-# A boundary this faint still splits a core into cards, if it leaves card-like parts (each at
-# least this share of the core, filling its least box this much).
+CORE_GROWTH_STEPS = 40
+# A boundary this faint still splits a seed into cards, if it leaves card-like parts (each at
+# least this share of the seed, filling its least box this much).
 WEAK_BOUNDARY = 0.25
 SPLIT_SHARE = 0.2
 BOX_FILL = 0.75
@@ -51,6 +54,9 @@ class CardMapReading:
     interior: np.ndarray  # h x w float32, probability each map pixel is inside a card
     boundary: np.ndarray  # h x w float32, ... lies on a card's edge
     scale: float  # frame px per map px: map pixel (i, j)'s centre is frame ((j + .5) s - .5, (i + .5) s - .5)
+    # ... lies in a card's core (its middle, `vision.train.targets.CORE_SHARE`); None from weights
+    # that do not mark it
+    core: np.ndarray | None = None
 
     def to_frame(self, pts: np.ndarray) -> np.ndarray:
         """Map pixel coordinates (x, y) -> frame pixel coordinates."""
@@ -122,7 +128,7 @@ class CardMap(Weights):
             logits = out[0]
         mh, mw = size[1] // self.stride, size[0] // self.stride
         p = 1.0 / (1.0 + np.exp(-logits[:, :mh, :mw]))
-        return CardMapReading(p[0], p[1], scale=self.stride * max(h, w) / long_side)
+        return CardMapReading(p[0], p[1], scale=self.stride * max(h, w) / long_side, core=p[2] if len(p) > 2 else None)
 
     def finer(self, image: np.ndarray, regions: list[CardRegion]) -> CardMapReading | None:
         """The frame read again `FINER` times as fine (up to the camera's own pixels), once,
@@ -143,24 +149,32 @@ def default_map() -> CardMap:
 
 
 def card_regions(reading: CardMapReading, min_area_px: float = 0.0) -> list[CardRegion]:
-    """One region per card the map sees. Cores (interior off the boundary band) tell cards apart,
-    touching ones too; each core then takes back the card pixels around it (geodesic growth
-    within the interior, a pixel a step, so two cards' growth meets on their shared boundary),
-    and the region's outline is the card's edge as the map places it."""
+    """One region per card the map sees. Seeds tell cards apart, touching ones too: the map's
+    cores where its weights mark them, else its interior off the boundary band; each seed then
+    takes back the card pixels around it (geodesic growth within the interior, a pixel a step,
+    so two cards' growth meets on their shared boundary), and the region's outline is the card's
+    edge as the map places it."""
     card = reading.interior > 0.5
     min_map_area = max(4.0, min_area_px / reading.scale**2)
-    core = (card & (reading.boundary < 0.5)).astype(np.uint8)
-    n, labels, stats, _ = _split_weak_boundaries(core, reading.boundary, min_map_area)
+    if reading.core is not None:
+        seed = (card & (reading.core > 0.5)).astype(np.uint8)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(seed, connectivity=4)
+        steps = CORE_GROWTH_STEPS
+    else:
+        seed = (card & (reading.boundary < 0.5)).astype(np.uint8)
+        n, labels, stats, _ = _split_weak_boundaries(seed, reading.boundary, min_map_area)
+        steps = GROWTH_STEPS
     small = {i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] < 0.25 * min_map_area}
     if small:
-        labels[np.isin(labels, list(small))] = 0  # specks of interior are no card's core
+        labels[np.isin(labels, list(small))] = 0  # specks of interior are no card's seed
     grown = labels.astype(np.float32)
     kernel = np.ones((3, 3), np.uint8)
-    for _ in range(GROWTH_STEPS):
+    for _ in range(steps):
         free = card & (grown == 0)
-        if not free.any():
+        more = np.where(free, cv2.dilate(grown, kernel), grown)
+        if not free.any() or np.array_equal(more, grown):
             break
-        grown = np.where(free, cv2.dilate(grown, kernel), grown)
+        grown = more
     grown = grown.astype(np.int32)
     # Each region's mean interior probability, all regions in one pass over the map.
     sums = np.bincount(grown.ravel(), weights=reading.interior.ravel(), minlength=n)
@@ -170,7 +184,7 @@ def card_regions(reading: CardMapReading, min_area_px: float = 0.0) -> list[Card
         if i in small:
             continue
         x, y, w, h, _ = stats[i]
-        pad = GROWTH_STEPS + 1
+        pad = steps + 1
         x0, y0 = max(0, x - pad), max(0, y - pad)
         own = (grown[y0 : y + h + pad, x0 : x + w + pad] == i).astype(np.uint8)
         contours, _ = cv2.findContours(own, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
@@ -189,14 +203,14 @@ def card_regions(reading: CardMapReading, min_area_px: float = 0.0) -> list[Card
 
 
 def _split_weak_boundaries(
-    core: np.ndarray, boundary: np.ndarray, min_map_area: float
+    seed: np.ndarray, boundary: np.ndarray, min_map_area: float
 ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
-    """Connected cores (as `cv2.connectedComponentsWithStats`), a core split where the map drew
+    """Connected seeds (as `cv2.connectedComponentsWithStats`), a seed split where the map drew
     a faint boundary through it: two cards that touch, white on white or under blur, often get a
-    boundary line too weak for the 0.5 cut, and one core holds both. A core splits only into
+    boundary line too weak for the 0.5 cut, and one seed holds both. A seed splits only into
     card-like parts (filled boxes of a card's area): a card's printed frame or pattern, drawn as
     faint boundary too, leaves a ring or specks, not two solid cards."""
-    n, labels, stats, cents = cv2.connectedComponentsWithStats(core, connectivity=4)
+    n, labels, stats, cents = cv2.connectedComponentsWithStats(seed, connectivity=4)
     weak = (boundary < WEAK_BOUNDARY).astype(np.uint8)
     out = np.zeros(labels.shape, np.uint8)
     k = 0
@@ -213,13 +227,13 @@ def _split_weak_boundaries(
             for j in parts:
                 k += 1
                 out[y : y + h, x : x + w][sub == j] = 1
-            # The core's rest (the faint line between them) is no card's core: growth gives it back.
+            # The seed's rest (the faint line between them) is no card's seed: growth gives it back.
         else:
             k += 1
             out[y : y + h, x : x + w][own] = 1
     if k == n - 1:
         return n, labels, stats, cents
-    # Parts of one core are apart (the faint line between them), so labelling again finds each.
+    # Parts of one seed are apart (the faint line between them), so labelling again finds each.
     return cv2.connectedComponentsWithStats((out > 0).astype(np.uint8), connectivity=4)
 
 

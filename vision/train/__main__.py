@@ -38,7 +38,7 @@ from vision.train.data import (
     render_example,
     unpack,
 )
-from vision.train.model import WIDTHS, CardMapNet
+from vision.train.model import OUTPUTS, WIDTHS, CardMapNet
 from vision.train.sampling import HardSampler
 from vision.train.splits import load as load_splits
 
@@ -69,21 +69,23 @@ def render_pool(
         with np.load(cache) as z:
             # Caches from before the packed targets name no stride, and are made again; those
             # from before keyboards name no keys, and have none.
-            same = "stride" in z and int(z["stride"]) == stride and z["seeds"].tolist() == list(seeds)
+            # Caches from before the core have no core bit, and are made again.
+            same = "stride" in z and int(z["stride"]) == stride and z["seeds"].tolist() == list(seeds) and "core" in z
             if same and ("keys" in z and bool(z["keys"])) == keys:
                 return [(z[f"image{i}"], z[f"maps{i}"]) for i in range(len(seeds))]
     with Pool(workers) as pool:
         frames = pool.map(functools.partial(_render, stride=stride, keys=keys), seeds, chunksize=8)
     if cache is not None:
         arrays = {f"image{i}": f[0] for i, f in enumerate(frames)} | {f"maps{i}": f[1] for i, f in enumerate(frames)}
-        np.savez(cache, seeds=np.array(seeds), stride=stride, keys=keys, **arrays)
+        np.savez(cache, seeds=np.array(seeds), stride=stride, keys=keys, core=True, **arrays)
     return frames
 
 
 def _batch(examples: list[Example]) -> tuple[torch.Tensor, torch.Tensor]:
     x = torch.from_numpy(np.stack([e.image for e in examples])).permute(0, 3, 1, 2).float()
+    # Channels: interior, boundary, weight, core (the weight third, where it always was).
     y = torch.from_numpy(
-        np.stack([np.stack([e.targets.interior, e.targets.boundary, e.targets.weight]) for e in examples])
+        np.stack([np.stack([e.targets.interior, e.targets.boundary, e.targets.weight, e.targets.core]) for e in examples])
     )
     return x, y
 
@@ -96,10 +98,10 @@ def shared_boundary(y: torch.Tensor) -> torch.Tensor:
 
 
 def map_loss(logits: torch.Tensor, y: torch.Tensor, shared_weight: float = 0.0) -> torch.Tensor:
-    """Weighted binary cross-entropy on interior and boundary, plus a soft Dice on the boundary
-    (it keeps the thin band from fading out where cards are few). `shared_weight` weighs the
-    boundary where two cards meet that much more again: missing it merges the two, and such
-    pixels are few beside the edges against the table."""
+    """Weighted binary cross-entropy on interior and boundary (and core, for a network that marks
+    it), plus a soft Dice on the boundary (it keeps the thin band from fading out where cards are
+    few). `shared_weight` weighs the boundary where two cards meet that much more again: missing
+    it merges the two, and such pixels are few beside the edges against the table."""
     w = y[:, 2]
     denom = w.sum().clamp(min=1.0)
     interior = (F.binary_cross_entropy_with_logits(logits[:, 0], y[:, 0], reduction="none") * w).sum() / denom
@@ -107,16 +109,20 @@ def map_loss(logits: torch.Tensor, y: torch.Tensor, shared_weight: float = 0.0) 
     boundary = (F.binary_cross_entropy_with_logits(logits[:, 1], y[:, 1], reduction="none") * bw).sum() / denom
     p = torch.sigmoid(logits[:, 1]) * w
     dice = 1 - (2 * (p * y[:, 1]).sum() + 1) / (p.sum() + (y[:, 1] * w).sum() + 1)
-    return interior + boundary + 0.5 * dice
+    loss = interior + boundary + 0.5 * dice
+    if logits.shape[1] > 2:
+        loss = loss + (F.binary_cross_entropy_with_logits(logits[:, 2], y[:, 3], reduction="none") * w).sum() / denom
+    return loss
 
 
 @torch.no_grad()
 def map_scores(model: CardMapNet, examples: list[Example]) -> dict[str, float]:
-    """Interior IoU and boundary F1 at 0.5 over the scored pixels of `examples`."""
+    """Interior IoU and boundary F1 at 0.5 over the scored pixels of `examples` (and core IoU, for
+    a network that marks it)."""
     model.eval()
-    tp = np.zeros(2)
-    fp = np.zeros(2)
-    fn = np.zeros(2)
+    tp = np.zeros(3)
+    fp = np.zeros(3)
+    fn = np.zeros(3)
     by_shape: dict[tuple, list[Example]] = {}
     for e in examples:
         by_shape.setdefault(e.image.shape, []).append(e)
@@ -124,15 +130,19 @@ def map_scores(model: CardMapNet, examples: list[Example]) -> dict[str, float]:
     for b in batches:
         x, y = _batch(b)
         p = (model(x) > 0).numpy()
-        t = y[:, :2].numpy() > 0.5
+        t = y[:, [0, 1, 3][: p.shape[1]]].numpy() > 0.5
         w = y[:, 2:3].numpy() > 0.5
-        tp += (p & t & w).sum(axis=(0, 2, 3))
-        fp += (p & ~t & w).sum(axis=(0, 2, 3))
-        fn += (~p & t & w).sum(axis=(0, 2, 3))
+        n = p.shape[1]
+        tp[:n] += (p & t & w).sum(axis=(0, 2, 3))
+        fp[:n] += (p & ~t & w).sum(axis=(0, 2, 3))
+        fn[:n] += (~p & t & w).sum(axis=(0, 2, 3))
     model.train()
-    iou = tp[0] / max(1, tp[0] + fp[0] + fn[0])
+    iou = tp / np.maximum(1, tp + fp + fn)
     f1 = 2 * tp[1] / max(1, 2 * tp[1] + fp[1] + fn[1])
-    return {"interior_iou": round(float(iou), 4), "boundary_f1": round(float(f1), 4)}
+    out = {"interior_iou": round(float(iou[0]), 4), "boundary_f1": round(float(f1), 4)}
+    if model.outputs > 2:
+        out["core_iou"] = round(float(iou[2]), 4)
+    return out
 
 
 def export(checkpoint: Path, out: Path = MODEL) -> Path:
@@ -190,7 +200,7 @@ def write_card(state: dict, path: Path) -> None:
         "network": f"U-Net, widths {list(state['widths'])}"
         + (", with the whole frame's context at its coarsest level" if state.get("scene") else "")
         + f", input BGR 0..255 with long side {sides[-1]} px "
-        "(sides multiples of 32), output logits (interior, boundary) at "
+        f"(sides multiples of 32), output logits ({', '.join(OUTPUTS[: state.get('outputs', 2)])}) at "
         + ("half resolution" if stride == 2 else "the input's resolution (a pixel shuffle of the half-resolution features)"),
         # One command per run; each later one resumed the weights of the one before.
         "training_commands": [_command(r["args"]) for r in runs] or [_command(args)],
@@ -213,7 +223,21 @@ def write_card(state: dict, path: Path) -> None:
 
 def _network(state: dict) -> CardMapNet:
     """The network a checkpoint's weights are for (checkpoints from before an option lack it)."""
-    return CardMapNet(tuple(state["widths"]), state.get("stride", 2), state.get("scene", False))
+    return CardMapNet(tuple(state["widths"]), state.get("stride", 2), state.get("scene", False), state.get("outputs", 2))
+
+
+def _head_with_core(init: dict, own: dict) -> dict:
+    """From weights without the core (`vision.train.targets`), a head that marks it: their head,
+    its core output a copy of their interior, so the run starts where they were (a card's core
+    lies within its interior) and learns only where the core ends. Empty for any other pair."""
+    if init.get("outputs", 2) != 2 or init.get("stride", 2) != 2 or len(OUTPUTS) != 3:
+        return {}
+    out = {}
+    for k in ("head.weight", "head.bias"):
+        v = init["model"].get(k)
+        if v is not None and k in own and own[k].shape[0] == 3 and v.shape[1:] == own[k].shape[1:]:
+            out[k] = torch.cat([v, v[:1]])
+    return out
 
 
 def _command(args: dict) -> str:
@@ -249,6 +273,7 @@ def train(args: argparse.Namespace) -> None:
         # for another stride starts afresh).
         own = model.state_dict()
         taken = {k: v for k, v in init["model"].items() if k in own and own[k].shape == v.shape}
+        taken |= _head_with_core(init, own)
         model.load_state_dict(taken, strict=False)
         # The runs that made those weights stay on record: the model card lists every command.
         runs = init.get("runs", [])
@@ -341,6 +366,7 @@ def train(args: argparse.Namespace) -> None:
                     "widths": model.widths,
                     "stride": model.stride,
                     "scene": model.scene,
+                    "outputs": model.outputs,
                     "args": vars(args),
                     "runs": runs,
                     "hard_losses": {"renders": hard_renders.loss, "photos": hard_photos.loss},

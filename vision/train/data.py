@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 import cv2
@@ -150,7 +150,7 @@ def photo_example(
 def augment(ex: Example, rng: np.random.Generator) -> Example:
     """Flips, half turns and a change of light: what a camera on any side of the table sees."""
     img, t = ex.image, ex.targets
-    maps = [t.interior, t.boundary, t.weight]
+    maps = list(t.maps())
     if rng.random() < 0.5:
         img, maps = img[:, ::-1], [m[:, ::-1] for m in maps]
     if rng.random() < 0.5:
@@ -162,16 +162,17 @@ def augment(ex: Example, rng: np.random.Generator) -> Example:
 
 
 def pack(ex: Example) -> tuple[np.ndarray, np.ndarray]:
-    """The image and its three target maps as bits of one byte per pixel (a pool of 6,400 frames
+    """The image and its target maps as bits of one byte per pixel (a pool of 6,400 frames
     with targets at the input's resolution then fits in 8 GB)."""
-    t = ex.targets
-    bits = (t.interior > 0.5).astype(np.uint8) | (t.boundary > 0.5).astype(np.uint8) << 1
-    return ex.image, bits | (t.weight > 0.5).astype(np.uint8) << 2
+    bits = np.zeros(ex.targets.interior.shape, np.uint8)
+    for b, m in enumerate(ex.targets.maps()):
+        bits |= (m > 0.5).astype(np.uint8) << b
+    return ex.image, bits
 
 
 def unpack(image: np.ndarray, maps: np.ndarray) -> Example:
     """The example `pack` packed."""
-    return Example(image, MapTargets(*((maps >> b & 1).astype(np.float32) for b in range(3))))
+    return Example(image, MapTargets(*((maps >> b & 1).astype(np.float32) for b in range(len(fields(MapTargets))))))
 
 
 def crop(ex: Example, share: float, rng: np.random.Generator) -> Example:
@@ -186,4 +187,4 @@ def crop(ex: Example, share: float, rng: np.random.Generator) -> Example:
     y = int(rng.integers(0, (h - ch) // s + 1)) * s
     x = int(rng.integers(0, (w - cw) // s + 1)) * s
     cut = lambda m: np.ascontiguousarray(m[y // s : (y + ch) // s, x // s : (x + cw) // s])  # noqa: E731
-    return Example(np.ascontiguousarray(ex.image[y : y + ch, x : x + cw]), MapTargets(cut(t.interior), cut(t.boundary), cut(t.weight)))
+    return Example(np.ascontiguousarray(ex.image[y : y + ch, x : x + cw]), MapTargets(*(cut(m) for m in t.maps())))

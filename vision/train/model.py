@@ -20,7 +20,9 @@ from torch.nn import functional as F
 
 # Channels per level: /2, /4, /8, /16, /32 of the input.
 WIDTHS = (12, 20, 32, 48, 64)
-OUTPUTS = ("interior", "boundary")
+# What a network marks per map pixel. Weights from before the core (`vision.train.targets`) mark
+# the first two.
+OUTPUTS = ("interior", "boundary", "core")
 
 
 def _block(c_in: int, c_out: int, stride: int = 1) -> nn.Sequential:
@@ -35,16 +37,19 @@ def _block(c_in: int, c_out: int, stride: int = 1) -> nn.Sequential:
 
 
 class CardMapNet(nn.Module):
-    """BGR 0..255 (N x 3 x H x W, H and W multiples of 32) -> logits N x 2 x H/s x W/s, s the
-    `stride` (2 or 1)."""
+    """BGR 0..255 (N x 3 x H x W, H and W multiples of 32) -> logits N x `outputs` x H/s x W/s,
+    s the `stride` (2 or 1), the outputs the first of `OUTPUTS`."""
 
-    def __init__(self, widths: tuple[int, ...] = WIDTHS, stride: int = 2, scene: bool = False) -> None:
+    def __init__(
+        self, widths: tuple[int, ...] = WIDTHS, stride: int = 2, scene: bool = False, outputs: int = len(OUTPUTS)
+    ) -> None:
         super().__init__()
         if stride not in (1, 2):
             raise ValueError(f"the map's stride is 1 or 2, not {stride}")
         self.widths = tuple(widths)
         self.stride = stride
         self.scene = scene
+        self.outputs = outputs
         c = self.widths
         self.down = nn.ModuleList([_block(3, c[0], 2)] + [_block(c[i - 1], c[i], 2) for i in range(1, len(c))])
         # Context for "is this a card or a sheet of paper": a dilated block at the coarsest level.
@@ -70,9 +75,9 @@ class CardMapNet(nn.Module):
                 nn.init.zeros_(last.bias)
         self.up = nn.ModuleList([_block(c[i + 1] + c[i], c[i]) for i in reversed(range(len(c) - 1))])
         if stride == 2:
-            self.head = nn.Conv2d(c[0], len(OUTPUTS), 1)
+            self.head = nn.Conv2d(c[0], outputs, 1)
         else:
-            self.head = nn.Sequential(nn.Conv2d(c[0], len(OUTPUTS) * 4, 3, padding=1), nn.PixelShuffle(2))
+            self.head = nn.Sequential(nn.Conv2d(c[0], outputs * 4, 3, padding=1), nn.PixelShuffle(2))
         self.register_buffer("mean", torch.tensor([110.0, 115.0, 120.0]).view(1, 3, 1, 1))
         self.register_buffer("scale", torch.tensor(1 / 64.0))
 

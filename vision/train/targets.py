@@ -1,11 +1,11 @@
 """What the card map should say for a frame: per pixel of the map (at the input's resolution
-divided by the network's stride), card interior,
-card boundary, and where not to score it. Made from a render's instance map or from a real
+divided by the network's stride), card interior, card boundary, card core, and where not to
+score it. Made from a render's instance map or from a real
 photo's labelled corners; numpy and OpenCV only, so the runtime's tests can use it too."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import cv2
 import numpy as np
@@ -14,6 +14,11 @@ import numpy as np
 # anything else, widened by this many map pixels. Two map px cut touching cards apart and leave a
 # core even in a card 12 map px wide.
 BOUNDARY_RADIUS = 0
+# A card's core: its pixels further from its own edge than this share of its half-width (the
+# furthest any of its pixels lies): the card shrunk by a fifth of its short side on each side.
+# Cores of cards that touch lie two fifths of a card's width apart whatever the card's size, where
+# the boundary band between them is a pixel or two, and faint (text detectors' shrunk kernels).
+CORE_SHARE = 0.4
 
 
 @dataclass
@@ -21,6 +26,11 @@ class MapTargets:
     interior: np.ndarray  # h x w float32 0/1
     boundary: np.ndarray  # h x w float32 0/1
     weight: np.ndarray  # h x w float32: 0 where not scored
+    core: np.ndarray  # h x w float32 0/1 (`CORE_SHARE`)
+
+    def maps(self) -> tuple[np.ndarray, ...]:
+        """The maps in field order, uncopied (`dataclasses.astuple` copies each)."""
+        return tuple(getattr(self, f.name) for f in fields(self))
 
 
 def map_size(shape: tuple[int, ...], stride: int = 2) -> tuple[int, int]:
@@ -45,7 +55,18 @@ def targets_from_instances(instances: np.ndarray, ignore: np.ndarray, stride: in
     boundary = cv2.dilate(edge.astype(np.uint8), np.ones((k, k), np.uint8)) > 0
     ign = cv2.resize(ignore.astype(np.uint8), (w, h), interpolation=cv2.INTER_NEAREST)
     ign = cv2.dilate(ign, np.ones((3, 3), np.uint8)) > 0
-    return MapTargets(interior.astype(np.float32), boundary.astype(np.float32), (~ign).astype(np.float32))
+    return MapTargets(*(m.astype(np.float32) for m in (interior, boundary, ~ign, card_cores(inst, edge))))
+
+
+def card_cores(inst: np.ndarray, edge: np.ndarray) -> np.ndarray:
+    """Of an instance map, each card's core (`CORE_SHARE`); `edge` marks the pixels on a card's
+    edge (next to another label)."""
+    inside = ((inst > 0) & ~edge).astype(np.uint8)
+    # Beyond the frame is no edge: a card cut by it keeps the core of what shows.
+    dist = cv2.distanceTransform(cv2.copyMakeBorder(inside, 1, 1, 1, 1, cv2.BORDER_REPLICATE), cv2.DIST_L2, 3)[1:-1, 1:-1]
+    furthest = np.zeros(int(inst.max()) + 1, np.float32)
+    np.maximum.at(furthest, inst.ravel(), dist.ravel())
+    return (inst > 0) & (dist > CORE_SHARE * furthest[inst])
 
 
 def instances_from_quads(
