@@ -36,12 +36,19 @@ SMALLEST_CARD = 1 / 40
 # so the first reading's cards stay where the finer finds none (`vision.map_detector`).
 SMALL_CARDS_INPUT_PX = 32
 FINER = 2
+# A card's core, as weights that mark it learnt it (`vision.train.targets`): its pixels further
+# from its own edge than this share of its half-width (the furthest any of its pixels lies), the
+# card shrunk by a fifth of its short side on each side. Cores of cards that touch lie two fifths
+# of a card's width apart whatever the card's size, where the boundary band between them is a
+# pixel or two, and faint (text detectors' shrunk kernels).
+CORE_SHARE = 0.4
 # How far (map px) a card's seed grows back over the card around it: the seed is its interior off
-# the boundary band, two pixels wide and a blurred one a little wider; or, from weights that mark
-# it, its core, a fifth of the card's short side inside its edge (up to 30 map px for the largest
-# cards; growth stops once nothing changes).
+# the boundary band, two pixels wide and a blurred one a little wider; or its core, whose edge
+# lies CORE_SHARE / (1 - CORE_SHARE) of its own half-width inside the card's, and two pixels
+# more (the edge's blur, a core drawn thin), and no further: interior the map marks beyond a
+# card's reach (a sheet of paper taken for card, with no core of its own) is no card's.
 GROWTH_STEPS = 4
-CORE_GROWTH_STEPS = 40
+CORE_GROWTH_SLACK = 2
 # A boundary this faint still splits a seed into cards, if it leaves card-like parts (each at
 # least this share of the seed, filling its least box this much).
 WEAK_BOUNDARY = 0.25
@@ -54,7 +61,7 @@ class CardMapReading:
     interior: np.ndarray  # h x w float32, probability each map pixel is inside a card
     boundary: np.ndarray  # h x w float32, ... lies on a card's edge
     scale: float  # frame px per map px: map pixel (i, j)'s centre is frame ((j + .5) s - .5, (i + .5) s - .5)
-    # ... lies in a card's core (its middle, `vision.train.targets.CORE_SHARE`); None from weights
+    # ... lies in a card's core (its middle, `CORE_SHARE`); None from weights
     # that do not mark it
     core: np.ndarray | None = None
 
@@ -159,22 +166,26 @@ def card_regions(reading: CardMapReading, min_area_px: float = 0.0) -> list[Card
     if reading.core is not None:
         seed = (card & (reading.core > 0.5)).astype(np.uint8)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(seed, connectivity=4)
-        steps = CORE_GROWTH_STEPS
+        half_width = np.zeros(n, np.float32)
+        np.maximum.at(half_width, labels.ravel(), cv2.distanceTransform(seed, cv2.DIST_L2, 3).ravel())
+        reach = np.ceil(half_width * CORE_SHARE / (1 - CORE_SHARE)) + CORE_GROWTH_SLACK
     else:
         seed = (card & (reading.boundary < 0.5)).astype(np.uint8)
         n, labels, stats, _ = _split_weak_boundaries(seed, reading.boundary, min_map_area)
-        steps = GROWTH_STEPS
+        reach = np.full(n, GROWTH_STEPS, np.float32)
+    reach[0] = 0
     small = {i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] < 0.25 * min_map_area}
     if small:
         labels[np.isin(labels, list(small))] = 0  # specks of interior are no card's seed
     grown = labels.astype(np.float32)
     kernel = np.ones((3, 3), np.uint8)
-    for _ in range(steps):
+    for step in range(int(reach.max(initial=0))):
         free = card & (grown == 0)
-        more = np.where(free, cv2.dilate(grown, kernel), grown)
-        if not free.any() or np.array_equal(more, grown):
+        if not free.any():
             break
-        grown = more
+        # Only the seeds that reach this far grow on.
+        growing = np.where(reach[grown.astype(np.int32)] > step, grown, 0)
+        grown = np.where(free, cv2.dilate(growing, kernel), grown)
     grown = grown.astype(np.int32)
     # Each region's mean interior probability, all regions in one pass over the map.
     sums = np.bincount(grown.ravel(), weights=reading.interior.ravel(), minlength=n)
@@ -184,7 +195,7 @@ def card_regions(reading: CardMapReading, min_area_px: float = 0.0) -> list[Card
         if i in small:
             continue
         x, y, w, h, _ = stats[i]
-        pad = steps + 1
+        pad = int(reach[i]) + 1
         x0, y0 = max(0, x - pad), max(0, y - pad)
         own = (grown[y0 : y + h + pad, x0 : x + w + pad] == i).astype(np.uint8)
         contours, _ = cv2.findContours(own, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)

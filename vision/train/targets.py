@@ -1,7 +1,8 @@
 """What the card map should say for a frame: per pixel of the map (at the input's resolution
 divided by the network's stride), card interior, card boundary, card core, and where not to
 score it. Made from a render's instance map or from a real
-photo's labelled corners; numpy and OpenCV only, so the runtime's tests can use it too."""
+photo's labelled corners; numpy, OpenCV and the runtime's own constants only (no torch), so the
+runtime's tests can use it too."""
 
 from __future__ import annotations
 
@@ -10,15 +11,12 @@ from dataclasses import dataclass, fields
 import cv2
 import numpy as np
 
+from vision.cardmap import CORE_SHARE
+
 # The boundary band: the pixels on both sides of the line where one card's visible region meets
 # anything else, widened by this many map pixels. Two map px cut touching cards apart and leave a
 # core even in a card 12 map px wide.
 BOUNDARY_RADIUS = 0
-# A card's core: its pixels further from its own edge than this share of its half-width (the
-# furthest any of its pixels lies): the card shrunk by a fifth of its short side on each side.
-# Cores of cards that touch lie two fifths of a card's width apart whatever the card's size, where
-# the boundary band between them is a pixel or two, and faint (text detectors' shrunk kernels).
-CORE_SHARE = 0.4
 
 
 @dataclass
@@ -26,7 +24,7 @@ class MapTargets:
     interior: np.ndarray  # h x w float32 0/1
     boundary: np.ndarray  # h x w float32 0/1
     weight: np.ndarray  # h x w float32: 0 where not scored
-    core: np.ndarray  # h x w float32 0/1 (`CORE_SHARE`)
+    core: np.ndarray  # h x w float32 0/1 (`vision.cardmap.CORE_SHARE`)
 
     def maps(self) -> tuple[np.ndarray, ...]:
         """The maps in field order, uncopied (`dataclasses.astuple` copies each)."""
