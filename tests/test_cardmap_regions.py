@@ -144,14 +144,18 @@ def test_touching_cards_the_map_merges_are_told_apart_by_their_cores():
         assert np.abs(reg.contour.max(axis=0) - (x1 - 0.5, y1 - 0.5)).max() <= 1.5
 
 
-def test_a_core_grows_to_its_card_and_no_further():
-    # A card with its core beside a sheet of paper the map took for card interior, with no core:
-    # the region is the card; the paper is no card.
-    interior, boundary = _hand_drawn([(20, 20, 50, 62), (50, 20, 140, 62)])
-    boundary[21:61, 48:52] = 0.0
+def test_one_core_does_not_split_a_card():
+    # A card whose core the map drew in two pieces across its middle print, each too thin to be
+    # a card's, and a card with one core: each stays one region, as the map outlines it.
+    interior, boundary = _hand_drawn([(20, 20, 48, 60), (60, 20, 88, 60)])
     core = np.zeros_like(interior)
-    core[26:56, 26:44] = 1.0  # a fifth of the card's 30 px inside it
+    core[26:38, 26:42] = 1.0
+    core[41:54, 30:34] = 1.0
+    core[26:54, 66:82] = 1.0
     regions = card_regions(CardMapReading(interior, boundary, 1.0, core=core))
-    assert len(regions) == 1
-    assert np.abs(regions[0].contour.min(axis=0) - (19.5, 19.5)).max() <= 1.5
-    assert regions[0].contour.max(axis=0)[0] <= 49.5 + 2.5 and regions[0].contour.max(axis=0)[1] <= 61.5 + 1.5
+    assert len(regions) == 2
+    for reg, (x0, y0, x1, y1) in zip(
+        sorted(regions, key=lambda r: r.contour[:, 0].min()), [(20, 20, 48, 60), (60, 20, 88, 60)]
+    ):
+        assert np.abs(reg.contour.min(axis=0) - (x0 - 0.5, y0 - 0.5)).max() <= 1.5
+        assert np.abs(reg.contour.max(axis=0) - (x1 - 0.5, y1 - 0.5)).max() <= 1.5

@@ -43,17 +43,19 @@ FINER = 2
 # pixel or two, and faint (text detectors' shrunk kernels).
 CORE_SHARE = 0.4
 # How far (map px) a card's seed grows back over the card around it: the seed is its interior off
-# the boundary band, two pixels wide and a blurred one a little wider; or its core, whose edge
-# lies CORE_SHARE / (1 - CORE_SHARE) of its own half-width inside the card's, and two pixels
-# more (the edge's blur, a core drawn thin), and no further: interior the map marks beyond a
-# card's reach (a sheet of paper taken for card, with no core of its own) is no card's.
+# the boundary band, two pixels wide and a blurred one a little wider; or its core (a seed split by
+# its cores), whose edge lies CORE_SHARE / (1 - CORE_SHARE) of its own half-width inside the
+# card's, and two pixels more (the edge's blur, a core drawn thin).
 GROWTH_STEPS = 4
 CORE_GROWTH_SLACK = 2
 # A boundary this faint still splits a seed into cards, if it leaves card-like parts (each at
-# least this share of the seed, filling its least box this much).
+# least this share of the seed, filling its least box this much); so do cores.
 WEAK_BOUNDARY = 0.25
 SPLIT_SHARE = 0.2
 BOX_FILL = 0.75
+# The cores of two touching cards are each about a fifth of the seed they share (three cards: a
+# seventh).
+CORE_SPLIT_SHARE = 0.1
 
 
 @dataclass(frozen=True)
@@ -156,24 +158,14 @@ def default_map() -> CardMap:
 
 
 def card_regions(reading: CardMapReading, min_area_px: float = 0.0) -> list[CardRegion]:
-    """One region per card the map sees. Seeds tell cards apart, touching ones too: the map's
-    cores where its weights mark them, else its interior off the boundary band; each seed then
-    takes back the card pixels around it (geodesic growth within the interior, a pixel a step,
-    so two cards' growth meets on their shared boundary), and the region's outline is the card's
-    edge as the map places it."""
+    """One region per card the map sees. Seeds (interior off the boundary band, split where the
+    map says one holds several cards: `_seeds`) tell cards apart, touching ones too; each seed
+    then takes back the card pixels around it (geodesic growth within the interior, a pixel a
+    step, so two cards' growth meets on their shared boundary), and the region's outline is the
+    card's edge as the map places it."""
     card = reading.interior > 0.5
     min_map_area = max(4.0, min_area_px / reading.scale**2)
-    if reading.core is not None:
-        seed = (card & (reading.core > 0.5)).astype(np.uint8)
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(seed, connectivity=4)
-        half_width = np.zeros(n, np.float32)
-        np.maximum.at(half_width, labels.ravel(), cv2.distanceTransform(seed, cv2.DIST_L2, 3).ravel())
-        reach = np.ceil(half_width * CORE_SHARE / (1 - CORE_SHARE)) + CORE_GROWTH_SLACK
-    else:
-        seed = (card & (reading.boundary < 0.5)).astype(np.uint8)
-        n, labels, stats, _ = _split_weak_boundaries(seed, reading.boundary, min_map_area)
-        reach = np.full(n, GROWTH_STEPS, np.float32)
-    reach[0] = 0
+    n, labels, stats, reach = _seeds((card & (reading.boundary < 0.5)).astype(np.uint8), reading, min_map_area)
     small = {i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] < 0.25 * min_map_area}
     if small:
         labels[np.isin(labels, list(small))] = 0  # specks of interior are no card's seed
@@ -213,39 +205,59 @@ def card_regions(reading: CardMapReading, min_area_px: float = 0.0) -> list[Card
     return out
 
 
-def _split_weak_boundaries(
-    seed: np.ndarray, boundary: np.ndarray, min_map_area: float
+def _seeds(
+    seed: np.ndarray, reading: CardMapReading, min_map_area: float
 ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
-    """Connected seeds (as `cv2.connectedComponentsWithStats`), a seed split where the map drew
-    a faint boundary through it: two cards that touch, white on white or under blur, often get a
-    boundary line too weak for the 0.5 cut, and one seed holds both. A seed splits only into
-    card-like parts (filled boxes of a card's area): a card's printed frame or pattern, drawn as
-    faint boundary too, leaves a ring or specks, not two solid cards."""
-    n, labels, stats, cents = cv2.connectedComponentsWithStats(seed, connectivity=4)
-    weak = (boundary < WEAK_BOUNDARY).astype(np.uint8)
-    out = np.zeros(labels.shape, np.uint8)
-    k = 0
+    """Connected seeds (as `cv2.connectedComponentsWithStats`), and how far each grows back. A
+    seed is split where the map drew a faint boundary through it: two cards that touch, white on
+    white or under blur, often get a boundary line too weak for the 0.5 cut, and one seed holds
+    both. Else, from weights that mark cores, where it holds several: touching cards whose shared
+    edge the map did not draw at all. A seed splits only into card-like parts (filled boxes of a
+    card's area): a card's printed frame or pattern, drawn as faint boundary too, leaves a ring or
+    specks, not two solid cards. A part grows back `GROWTH_STEPS`, a core as far as its card's
+    edge lies (`CORE_SHARE`)."""
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(seed, connectivity=4)
+    weak = reading.boundary < WEAK_BOUNDARY
+    core = None if reading.core is None else reading.core > 0.5
+    kept = np.zeros(labels.shape, np.uint8)
+    reach_at = np.zeros(labels.shape, np.float32)
     for i in range(1, n):
         x, y, w, h, area = stats[i]
-        own = labels[y : y + h, x : x + w] == i
-        parts = []
+        win = np.s_[y : y + h, x : x + w]
+        own = labels[win] == i
+        parts, cores = None, False
         if area >= 2 * min_map_area:
-            m, sub, sst, _ = cv2.connectedComponentsWithStats(own.astype(np.uint8) & weak[y : y + h, x : x + w], connectivity=4)
-            parts = [j for j in range(1, m) if sst[j, cv2.CC_STAT_AREA] >= max(min_map_area, SPLIT_SHARE * area)]
-            if len(parts) < 2 or not all(_box_like(sub == j) for j in parts):
-                parts = []
-        if parts:
-            for j in parts:
-                k += 1
-                out[y : y + h, x : x + w][sub == j] = 1
-            # The seed's rest (the faint line between them) is no card's seed: growth gives it back.
-        else:
-            k += 1
-            out[y : y + h, x : x + w][own] = 1
-    if k == n - 1:
-        return n, labels, stats, cents
-    # Parts of one seed are apart (the faint line between them), so labelling again finds each.
-    return cv2.connectedComponentsWithStats((out > 0).astype(np.uint8), connectivity=4)
+            parts = _card_parts(own & weak[win], max(min_map_area, SPLIT_SHARE * area))
+            if parts is None and core is not None:
+                parts = _card_parts(own & core[win], max(0.25 * min_map_area, CORE_SPLIT_SHARE * area))
+                cores = parts is not None
+        for part in parts or [own]:
+            kept[win][part] = 1
+            grow = GROWTH_STEPS
+            if cores:
+                half_width = cv2.distanceTransform(part.astype(np.uint8), cv2.DIST_L2, 3).max()
+                grow = np.ceil(half_width * CORE_SHARE / (1 - CORE_SHARE)) + CORE_GROWTH_SLACK
+            reach_at[win][part] = grow
+    if kept.sum() == seed.sum():
+        reach = np.full(n, GROWTH_STEPS, np.float32)
+        reach[0] = 0
+        return n, labels, stats, reach
+    # Parts of one seed are apart (the line between them), so labelling again finds each.
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(kept, connectivity=4)
+    reach = np.zeros(n, np.float32)
+    np.maximum.at(reach, labels.ravel(), reach_at.ravel())
+    reach[0] = 0
+    return n, labels, stats, reach
+
+
+def _card_parts(mask: np.ndarray, min_area: float) -> list[np.ndarray] | None:
+    """The connected parts of `mask` of at least `min_area` px, when there are two or more and
+    each is card-like (`_box_like`); else None."""
+    m, sub, st, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=4)
+    parts = [sub == j for j in range(1, m) if st[j, cv2.CC_STAT_AREA] >= min_area]
+    if len(parts) < 2 or not all(_box_like(p) for p in parts):
+        return None
+    return parts
 
 
 def _box_like(mask: np.ndarray) -> bool:
