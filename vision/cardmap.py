@@ -1,10 +1,11 @@
-"""The learned card map: per pixel of a reduced frame, how likely it is card interior and card
-boundary (`vision/models/cardmap.onnx`, trained by `python -m vision.train`; its model card is
+"""The learned card map: per pixel of a reduced frame, how likely it is card interior, card
+boundary and card core (`vision/models/cardmap.onnx`, trained by `python -m vision.train`; its model card is
 `vision/models/cardmap.json`). Run with cv2.dnn, so nothing beyond OpenCV is needed at run time.
 
 The map decides *what* is a card; the card's outline is then measured on the frame's own
 edges (`vision.edges`). `card_regions` turns the map into one region per card: the interior
-with the boundary band taken out, so cards that touch fall apart.
+with the boundary band taken out, so cards that touch fall apart, and parted by the cores where
+the band between them is missing.
 """
 
 from __future__ import annotations

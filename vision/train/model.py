@@ -1,5 +1,6 @@
-"""The card map network: a small U-Net that marks, per pixel of a reduced frame, card interior
-and card boundary (the edges where one card ends: against the table, a neighbour, a card on top).
+"""The card map network: a small U-Net that marks, per pixel of a reduced frame, card interior,
+card boundary (the edges where one card ends: against the table, a neighbour, a card on top) and
+card core (its middle, `vision.cardmap.CORE_SHARE`: cores of touching cards lie apart).
 
 Small on purpose: it runs on one CPU core inside a 150 ms frame budget (cv2.dnn), and it only
 has to say *where* cards are; the exact sides come from the sub-pixel edge fit afterwards.
