@@ -64,8 +64,7 @@ class CardMapReading:
     interior: np.ndarray  # h x w float32, probability each map pixel is inside a card
     boundary: np.ndarray  # h x w float32, ... lies on a card's edge
     scale: float  # frame px per map px: map pixel (i, j)'s centre is frame ((j + .5) s - .5, (i + .5) s - .5)
-    # ... lies in a card's core (its middle, `CORE_SHARE`); None from weights
-    # that do not mark it
+    # ... lies in a card's core (its middle, `CORE_SHARE`); None from weights that do not mark it
     core: np.ndarray | None = None
 
     def to_frame(self, pts: np.ndarray) -> np.ndarray:

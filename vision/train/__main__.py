@@ -227,7 +227,7 @@ def _network(state: dict) -> CardMapNet:
 
 
 def _head_with_core(init: dict, own: dict) -> dict:
-    """From weights without the core (`vision.train.targets`), a head that marks it: their head,
+    """From weights without the core (`vision.cardmap.CORE_SHARE`), a head that marks it: their head,
     its core output a copy of their interior, so the run starts where they were (a card's core
     lies within its interior) and learns only where the core ends. Empty for any other pair."""
     if init.get("outputs", 2) != 2 or init.get("stride", 2) != 2 or len(OUTPUTS) != 3:
