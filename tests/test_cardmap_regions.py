@@ -58,6 +58,15 @@ def _hand_drawn(cards: list[tuple[int, int, int, int]], shape=(100, 140)) -> tup
     return interior, boundary
 
 
+def _on_boxes(regions: list, boxes: list[tuple[int, int, int, int]]) -> None:
+    """Each region, left to right, is the box (x0, y0, x1, y1) of hand-drawn map pixels, to
+    about a pixel (its outline runs on the pixels' outer edges)."""
+    assert len(regions) == len(boxes)
+    for reg, (x0, y0, x1, y1) in zip(sorted(regions, key=lambda r: r.contour[:, 0].min()), boxes):
+        assert np.abs(reg.contour.min(axis=0) - (x0 - 0.5, y0 - 0.5)).max() <= 1.5
+        assert np.abs(reg.contour.max(axis=0) - (x1 - 0.5, y1 - 0.5)).max() <= 1.5
+
+
 def test_touching_cards_with_a_faint_boundary_are_two_regions():
     # White cards touching on a white table: the map draws their shared edge faintly (0.35, under
     # the 0.5 cut); the core splits there into two card-shaped parts.
@@ -65,11 +74,7 @@ def test_touching_cards_with_a_faint_boundary_are_two_regions():
     boundary[21:59, 47:49] = 0.35
     regions = card_regions(CardMapReading(interior, boundary, 1.0))
     assert len(regions) == 2
-    for reg, (x0, y0, x1, y1) in zip(
-        sorted(regions, key=lambda r: r.contour[:, 0].min()), [(20, 20, 48, 60), (48, 20, 76, 60)]
-    ):
-        assert np.abs(reg.contour.min(axis=0) - (x0 - 0.5, y0 - 0.5)).max() <= 1.5
-        assert np.abs(reg.contour.max(axis=0) - (x1 - 0.5, y1 - 0.5)).max() <= 1.5
+    _on_boxes(regions, [(20, 20, 48, 60), (48, 20, 76, 60)])
 
 
 def test_a_faint_printed_frame_does_not_split_a_card():
@@ -137,11 +142,7 @@ def test_touching_cards_the_map_merges_are_told_apart_by_their_cores():
     assert len(card_regions(CardMapReading(interior, boundary, 1.0))) == 1
     regions = card_regions(CardMapReading(interior, boundary, 1.0, core=core))
     assert len(regions) == 2
-    for reg, (x0, y0, x1, y1) in zip(
-        sorted(regions, key=lambda r: r.contour[:, 0].min()), [(20, 20, 48, 60), (48, 20, 76, 60)]
-    ):
-        assert np.abs(reg.contour.min(axis=0) - (x0 - 0.5, y0 - 0.5)).max() <= 1.5
-        assert np.abs(reg.contour.max(axis=0) - (x1 - 0.5, y1 - 0.5)).max() <= 1.5
+    _on_boxes(regions, [(20, 20, 48, 60), (48, 20, 76, 60)])
 
 
 def test_one_core_does_not_split_a_card():
@@ -154,8 +155,4 @@ def test_one_core_does_not_split_a_card():
     core[26:54, 66:82] = 1.0
     regions = card_regions(CardMapReading(interior, boundary, 1.0, core=core))
     assert len(regions) == 2
-    for reg, (x0, y0, x1, y1) in zip(
-        sorted(regions, key=lambda r: r.contour[:, 0].min()), [(20, 20, 48, 60), (60, 20, 88, 60)]
-    ):
-        assert np.abs(reg.contour.min(axis=0) - (x0 - 0.5, y0 - 0.5)).max() <= 1.5
-        assert np.abs(reg.contour.max(axis=0) - (x1 - 0.5, y1 - 0.5)).max() <= 1.5
+    _on_boxes(regions, [(20, 20, 48, 60), (60, 20, 88, 60)])
