@@ -9,7 +9,8 @@ Each frame is 1280 x 960 as a camera takes it. A card counts when it lies wholly
 least 95 % of it shows and its short side is at least 1/40 of the frame's width (32 px: the
 smallest card the map is made to find, `vision.cardmap.SMALLEST_CARD`; how many smaller ones are
 found anyway is printed apart, as is recall by card size, by layout (apart, touching another
-card, or overlapping one) and by table surface, the independent evaluation's classes); it is
+card, or overlapping one) and by table surface, the independent evaluation's classes, and, for
+the map without a calibration, what its regions did with each missed card: `MISSES`); it is
 found when a detection covers it with IoU >= 0.8 (corner error then measured as in
 bench.labelled_photos). A detection covering no card of the frame, and not
 lying mostly on an ignored one (a deck, a fan) or on a card that does not count, is false. The
@@ -27,7 +28,7 @@ import numpy as np
 import shapely
 
 from bench.baseline import baseline_detect
-from bench.labelled_photos import Score, make_detector, score_photo
+from bench.labelled_photos import Score, score_photo
 from vision.cardmap import SMALLEST_CARD
 from vision.detector import DetectorSettings, side_lengths
 from vision.pipeline import card_detector
@@ -75,9 +76,10 @@ def run(
     frames: int, seed: int, detector: str, calibrated: bool = False, out=print, keys: bool = False, check: Path | None = None
 ) -> tuple[Score, Score]:
     # With a calibration each frame gets its own detector (its table and card size).
-    detect = None if calibrated else make_detector(detector, check)
+    uncalibrated = None if calibrated else card_detector(detector, check=check)
     ours, base, tiny = Score(), Score(), Score()
     by_layout: dict[str, list[bool]] = {}
+    misses: dict[str, int] = {}
     by_table: dict[str, Score] = {}
     bent = 0
     for s in range(seed, seed + frames):
@@ -87,6 +89,8 @@ def run(
                 bent += 1
                 continue
             detect = calibrated_detector(detector, sample)
+        else:
+            detect = lambda img: [c.corners_px for c in uncalibrated.detect(img)]  # noqa: E731
         cards, ignore, small = frame_truth(sample, calibrated)
         t0 = time.perf_counter()
         got = detect(sample.image)
@@ -97,6 +101,11 @@ def run(
         so.ms, sb.ms = (t1 - t0) * 1e3, (t2 - t1) * 1e3
         for kind, (_, found) in zip(card_layouts(cards, sample.quads), so.by_size):
             by_layout.setdefault(kind, []).append(found)
+        regions = [r.contour for r in getattr(uncalibrated, "last_regions", [])]
+        for c, (_, found) in zip(cards, so.by_size):
+            if not found and uncalibrated is not None and hasattr(uncalibrated, "last_regions"):
+                k = miss_class(c, regions)
+                misses[k] = misses.get(k, 0) + 1
         by_table.setdefault(sample.table_kind, Score()).add(so)
         ours.add(so)
         base.add(sb)
@@ -110,6 +119,8 @@ def run(
     out(f"{detector} recall by the card's short side: {recall_by_size(ours)}")
     out(f"{detector} recall by layout: {recall_by_layout(by_layout)}")
     out(f"{detector} recall / precision by table: {by_surface(by_table)}")
+    if misses:
+        out(f"{detector} misses by what the map's regions did: " + ", ".join(f"{k} {misses.get(k, 0)}" for k in MISSES))
     out(f"   and of {tiny.cards} cards smaller than it is made to find (short side < {SMALLEST_CARD * SIZE[0]:.0f} px,"
         f" not scored above): {tiny.found}")
     return ours, base
@@ -145,6 +156,30 @@ def card_layouts(cards: list[np.ndarray], quads: list[np.ndarray]) -> list[str]:
         else:
             out.append("apart")
     return out
+
+
+# What the map's regions did with a card the detector missed, in turn: no region covers a fifth
+# of it; one covering most of it is far larger (merged with a neighbour, or a sheet it lies on);
+# two or more cover a fifth of it each; the best region matches it below IoU 0.5 ("partly"),
+# below 0.8 ("loosely"), or matches it and no edge fit or outline passed ("no fit").
+MISSES = ("not seen", "merged", "split", "outlined partly", "outlined loosely", "outlined, no fit")
+
+
+def miss_class(card: np.ndarray, regions: list[np.ndarray]) -> str:
+    """Which of `MISSES` a missed card (4 x 2, frame px) is, given the map's region outlines."""
+    g = shapely.Polygon(card)
+    polys = [shapely.Polygon(r).buffer(0) for r in regions if len(r) >= 3]
+    covers = [p.intersection(g).area / g.area for p in polys]
+    if max(covers, default=0.0) < 0.2:
+        return "not seen"
+    best = max(p.intersection(g).area / p.union(g).area for p in polys)
+    if best >= 0.8:
+        return "outlined, no fit"
+    if sum(c > 0.2 for c in covers) >= 2:
+        return "split"
+    if any(c > 0.5 and p.area > 1.4 * g.area for p, c in zip(polys, covers)):
+        return "merged"
+    return "outlined loosely" if best >= 0.5 else "outlined partly"
 
 
 def recall_by_layout(by_layout: dict[str, list[bool]]) -> str:

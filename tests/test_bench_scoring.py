@@ -57,3 +57,17 @@ def test_cards_are_told_apart_touching_or_overlapping_among_all_the_frames_cards
         "touching", "touching", "apart", "overlapping", "overlapping", "apart"
     ]
     assert card_layouts([], []) == []
+
+
+def test_a_missed_card_is_classed_by_what_the_maps_regions_did():
+    from bench.randomised import miss_class
+
+    card = np.array([[100, 100], [160, 100], [160, 190], [100, 190]], float)
+    box = lambda x0, y0, x1, y1: np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float)  # noqa: E731
+    assert miss_class(card, []) == "not seen"
+    assert miss_class(card, [box(300, 300, 360, 390)]) == "not seen"
+    assert miss_class(card, [box(100, 100, 222, 190)]) == "merged"  # it and its neighbour
+    assert miss_class(card, [box(100, 100, 160, 145), box(100, 145, 160, 190)]) == "split"
+    assert miss_class(card, [box(101, 101, 159, 189)]) == "outlined, no fit"
+    assert miss_class(card, [box(100, 100, 160, 160)]) == "outlined loosely"  # IoU 0.67
+    assert miss_class(card, [box(100, 100, 160, 130)]) == "outlined partly"  # IoU 0.33

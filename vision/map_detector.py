@@ -91,6 +91,7 @@ class MapCardDetector:
         self.map = card_map or default_map()
         self.check = card_check
         self.last_map: CardMapReading | None = None
+        self.last_regions: list[CardRegion] = []  # the regions of `last_map`, for benches
         # With a calibration a card's edge is placed as the rules detector places it: its shadow's
         # penumbra, a white border's inner edge and the card's size all decide where the edge
         # lies to a tenth of a mm (calibrated renders: 1.1 -> 0.2 mm RMS on wood, 2.6 -> 0.3 mm
@@ -116,11 +117,12 @@ class MapCardDetector:
         if finer is not None:
             # Small cards: the finer reading's cards, and the first reading's where it found none
             # (the finer reading loses some larger ones; see `vision.cardmap.SMALL_CARDS_INPUT_PX`).
-            fine, fine_outlined, _ = self._cards_in(image, finer, card_regions(finer, min_area_px=min_side**2))
+            fine_regions = card_regions(finer, min_area_px=min_side**2)
+            fine, fine_outlined, _ = self._cards_in(image, finer, fine_regions)
             found = fine + [c for c in found if _apart(c, fine)]
             outlined = fine_outlined + outlined
-            reading = finer
-        self.last_map = reading
+            reading, regions = finer, fine_regions
+        self.last_map, self.last_regions = reading, regions
         # Cards placed on the map's outline only where no card was placed on the frame's edges.
         for c in outlined:
             if _apart(c, found):
