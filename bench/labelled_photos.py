@@ -135,8 +135,12 @@ def score_photo(cards: list[np.ndarray], ignore: list[np.ndarray], found: list[n
 def make_detector(kind: str, check: Path | None = None):
     """`detect(image) -> [4 x 2 corners]` of the chosen detector; the map's with the card check
     whose weights are `check` (`vision.cardcheck`), if given."""
-    d = card_detector(kind, check=check)
-    return lambda img: [c.corners_px for c in d.detect(img)]
+    return corners_of(card_detector(kind, check=check))
+
+
+def corners_of(detector):
+    """`detect(image) -> [4 x 2 corners]` of a detector (its cards' corners alone)."""
+    return lambda img: [c.corners_px for c in detector.detect(img)]
 
 
 def run(

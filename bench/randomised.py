@@ -28,7 +28,7 @@ import numpy as np
 import shapely
 
 from bench.baseline import baseline_detect
-from bench.labelled_photos import Score, score_photo
+from bench.labelled_photos import Score, corners_of, score_photo
 from vision.cardmap import SMALLEST_CARD
 from vision.detector import DetectorSettings, side_lengths
 from vision.pipeline import card_detector
@@ -68,8 +68,7 @@ def calibrated_detector(kind: str, sample: TrainingSample):
     """`detect(image) -> [4 x 2 corners]` with the sample's exact calibration."""
     size = sample.card_size_mm
     table = TableMap.from_homography(np.linalg.inv(sample.table_to_image), size)
-    d = card_detector(kind, DetectorSettings(card_size_mm=size), table)
-    return lambda img: [c.corners_px for c in d.detect(img)]
+    return corners_of(card_detector(kind, DetectorSettings(card_size_mm=size), table))
 
 
 def run(
@@ -77,6 +76,7 @@ def run(
 ) -> tuple[Score, Score]:
     # With a calibration each frame gets its own detector (its table and card size).
     uncalibrated = None if calibrated else card_detector(detector, check=check)
+    detect = None if calibrated else corners_of(uncalibrated)
     ours, base, tiny = Score(), Score(), Score()
     by_layout: dict[str, list[bool]] = {}
     misses: dict[str, int] = {}
@@ -89,8 +89,6 @@ def run(
                 bent += 1
                 continue
             detect = calibrated_detector(detector, sample)
-        else:
-            detect = lambda img: [c.corners_px for c in uncalibrated.detect(img)]  # noqa: E731
         cards, ignore, small = frame_truth(sample, calibrated)
         t0 = time.perf_counter()
         got = detect(sample.image)
@@ -101,10 +99,11 @@ def run(
         so.ms, sb.ms = (t1 - t0) * 1e3, (t2 - t1) * 1e3
         for kind, (_, found) in zip(card_layouts(cards, sample.quads), so.by_size):
             by_layout.setdefault(kind, []).append(found)
-        regions = [r.contour for r in getattr(uncalibrated, "last_regions", [])]
+        # The map's regions, for its misses (the rules detector has none).
+        regions = getattr(uncalibrated, "last_regions", None)
         for c, (_, found) in zip(cards, so.by_size):
-            if not found and uncalibrated is not None and hasattr(uncalibrated, "last_regions"):
-                k = miss_class(c, regions)
+            if regions is not None and not found:
+                k = miss_class(c, [r.contour for r in regions])
                 misses[k] = misses.get(k, 0) + 1
         by_table.setdefault(sample.table_kind, Score()).add(so)
         ours.add(so)
@@ -169,10 +168,11 @@ def miss_class(card: np.ndarray, regions: list[np.ndarray]) -> str:
     """Which of `MISSES` a missed card (4 x 2, frame px) is, given the map's region outlines."""
     g = shapely.Polygon(card)
     polys = [shapely.Polygon(r).buffer(0) for r in regions if len(r) >= 3]
-    covers = [p.intersection(g).area / g.area for p in polys]
+    shared = [p.intersection(g).area for p in polys]
+    covers = [a / g.area for a in shared]
     if max(covers, default=0.0) < 0.2:
         return "not seen"
-    best = max(p.intersection(g).area / p.union(g).area for p in polys)
+    best = max(a / (p.area + g.area - a) for p, a in zip(polys, shared))
     if best >= 0.8:
         return "outlined, no fit"
     if sum(c > 0.2 for c in covers) >= 2:

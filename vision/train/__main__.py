@@ -230,12 +230,13 @@ def _head_with_core(init: dict, own: dict) -> dict:
     """From weights without the core (`vision.cardmap.CORE_SHARE`), a head that marks it: their head,
     its core output a copy of their interior, so the run starts where they were (a card's core
     lies within its interior) and learns only where the core ends. Empty for any other pair."""
-    if init.get("outputs", 2) != 2 or init.get("stride", 2) != 2 or len(OUTPUTS) != 3:
+    if init.get("outputs", 2) != 2:
         return {}
     out = {}
+    # A stride-2 head's keys (a stride-1 head is a pixel shuffle, and starts afresh).
     for k in ("head.weight", "head.bias"):
         v = init["model"].get(k)
-        if v is not None and k in own and own[k].shape[0] == 3 and v.shape[1:] == own[k].shape[1:]:
+        if v is not None and k in own and own[k].shape == (3, *v.shape[1:]):
             out[k] = torch.cat([v, v[:1]])
     return out
 
