@@ -9,7 +9,15 @@ import pytest
 torch = pytest.importorskip("torch", reason="pip install '.[train]'")
 
 from vision.cardmap import CardMap  # noqa: E402
-from vision.train.__main__ import _head_with_core, map_loss, shared_boundary, to_onnx  # noqa: E402
+from vision.train.__main__ import (  # noqa: E402
+    _head_with_core,
+    averaged,
+    averaged_weights,
+    export,
+    map_loss,
+    shared_boundary,
+    to_onnx,
+)
 from vision.train.model import CardMapNet  # noqa: E402
 from vision.train.targets import targets_from_instances  # noqa: E402
 
@@ -82,3 +90,37 @@ def test_weights_without_the_core_start_a_network_that_marks_it_where_they_were(
     np.testing.assert_allclose(reading.core, reading.interior, atol=1e-4)
     reading = CardMap(to_onnx(old, tmp_path / "plain.onnx")).read(np.zeros((96, 128, 3), np.uint8))
     assert reading.core is None
+
+
+def test_the_exported_weights_are_the_moving_average_of_the_trained_ones(tmp_path):
+    """A checkpoint keeps the moving average of its weights (batch-norm statistics too); export
+    writes it, and checkpoints from before it export their trained weights."""
+    torch.manual_seed(4)
+    net = CardMapNet(widths=(4, 6, 8, 8, 8), stride=2, scene=True)
+    ema = averaged(net)
+    opt = torch.optim.SGD(net.parameters(), lr=0.5)
+    x = torch.rand(2, 3, 64, 64) * 255
+    for _ in range(3):
+        opt.zero_grad()
+        net(x).square().mean().backward()
+        opt.step()
+        ema.update_parameters(net)
+    state = {"model": net.state_dict(), "ema": ema.state_dict(), "widths": net.widths, "scene": True}
+    state |= {"stride": 2, "outputs": 3, "step": 3, "log": [], "args": {"renders": 1, "project_renders": 0}}
+    weights = averaged_weights(state)
+    assert set(weights) == set(net.state_dict())
+    # Mostly the weights it started from (decay 0.999), not the trained ones, in parameters and
+    # running statistics alike.
+    for k in ("down.0.0.weight", "down.0.1.running_mean"):
+        assert not torch.allclose(weights[k], net.state_dict()[k])
+    torch.save(state, tmp_path / "ck.pt")
+    dnn = cv2.dnn.readNetFromONNX(str(export(tmp_path / "ck.pt", tmp_path / "ema.onnx")))
+    dnn.setInput(x.numpy())
+    got = dnn.forward()
+    twin = CardMapNet(widths=(4, 6, 8, 8, 8), stride=2, scene=True).eval()
+    twin.load_state_dict(weights)
+    with torch.no_grad():
+        np.testing.assert_allclose(got, twin(x).numpy(), atol=1e-3)
+        assert not np.allclose(got, net.eval()(x).numpy(), atol=1e-3)
+    before = {"model": net.state_dict()}
+    assert averaged_weights(before) is before["model"]
