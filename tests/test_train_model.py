@@ -16,6 +16,7 @@ from vision.train.__main__ import (  # noqa: E402
     export,
     map_loss,
     shared_boundary,
+    slim,
     to_onnx,
 )
 from vision.train.model import CardMapNet  # noqa: E402
@@ -122,5 +123,8 @@ def test_the_exported_weights_are_the_moving_average_of_the_trained_ones(tmp_pat
     with torch.no_grad():
         np.testing.assert_allclose(got, twin(x).numpy(), atol=1e-3)
         assert not np.allclose(got, net.eval()(x).numpy(), atol=1e-3)
+    # The slim checkpoint committed between sessions carries the averaged weights as its own.
+    thin = torch.load(slim(tmp_path / "ck.pt"), map_location="cpu", weights_only=False)
+    assert "ema" not in thin and all(torch.equal(thin["model"][k], v) for k, v in weights.items())
     before = {"model": net.state_dict()}
     assert averaged_weights(before) is before["model"]

@@ -196,10 +196,14 @@ def averaged_weights(state: dict) -> dict:
 
 
 def slim(checkpoint: Path) -> Path:
-    """The checkpoint without its optimizer state, beside it (`<name>.slim.pt`): a third of the
-    size, for carrying a training run from one session to the next in the repository."""
+    """The checkpoint without its optimizer state, its weights the moving average (the ones
+    exported), beside it (`<name>.slim.pt`): a third of the size, for carrying a training run
+    from one session to the next in the repository. A run resumed from it starts from the
+    averaged weights, and its average starts again there."""
     state = torch.load(checkpoint, map_location="cpu", weights_only=False)
     state.pop("optimizer", None)
+    state["model"] = averaged_weights(state)
+    state.pop("ema", None)
     out = checkpoint.with_suffix(".slim.pt")
     torch.save(state, out)
     return out
@@ -224,6 +228,9 @@ def write_card(state: dict, path: Path) -> None:
         + f", input BGR 0..255 with long side {sides[-1]} px "
         f"(sides multiples of 32), output logits ({', '.join(OUTPUTS[: state.get('outputs', 2)])}) at "
         + ("half resolution" if stride == 2 else "the input's resolution (a pixel shuffle of the half-resolution features)"),
+        "weights": f"the moving average of the trained weights over their last steps (decay {EMA_DECAY})"
+        if "ema" in state
+        else "the trained weights at their last step",
         # One command per run; each later one resumed the weights of the one before.
         "training_commands": [_command(r["args"]) for r in runs] or [_command(args)],
         "input_long_side_per_run": sides,
