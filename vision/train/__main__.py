@@ -346,7 +346,8 @@ def train(args: argparse.Namespace) -> None:
     runs = runs + [
         {
             "from_step": step,
-            "args": {k: v for k, v in vars(args).items() if k != "export"},
+            # The network's own widths: a run from other weights (`--init`, or resumed) keeps theirs.
+            "args": {k: v for k, v in vars(args).items() if k != "export"} | {"widths": ",".join(map(str, model.widths))},
             "input_long_side": MAP_LONG_SIDE,
             "train_photos": [f"{p.source}/{p.image_path.name}" for p in train_photos],
         }
