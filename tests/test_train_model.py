@@ -15,6 +15,7 @@ from vision.train.__main__ import (  # noqa: E402
     averaged_weights,
     export,
     map_loss,
+    render_pool,
     shared_boundary,
     slim,
     to_onnx,
@@ -138,3 +139,18 @@ def test_the_exported_weights_are_the_moving_average_of_the_trained_ones(tmp_pat
     assert all(v.dtype == torch.float32 for v in again.state_dict().values() if v.is_floating_point())
     before = {"model": net.state_dict()}
     assert averaged_weights(before) is before["model"]
+
+
+def test_a_pool_cache_is_reused_only_while_it_holds_the_renderers_frames(tmp_path):
+    cache = tmp_path / "pool.npz"
+    drawn = render_pool([1, 2], workers=1, cache=cache)
+    with np.load(cache) as z:
+        arrays = dict(z)
+    marked = drawn[1][0].copy()
+    marked[:8, :8] = 7  # a frame only the cache holds: read back, the cache was used
+    np.savez(cache, **(arrays | {"image1": marked}))
+    assert np.array_equal(render_pool([1, 2], workers=1, cache=cache)[1][0], marked)
+    # A cache whose first frame is not what the renderer draws now (drawn before it changed).
+    np.savez(cache, **(arrays | {"image0": np.zeros_like(drawn[0][0]), "image1": marked}))
+    again = render_pool([1, 2], workers=1, cache=cache)
+    assert np.array_equal(again[0][0], drawn[0][0]) and np.array_equal(again[1][0], drawn[1][0])

@@ -76,8 +76,11 @@ def render_pool(
             # from before keyboards name no keys, and have none.
             # Caches from before the core have no core bit, and are made again.
             same = "stride" in z and int(z["stride"]) == stride and z["seeds"].tolist() == list(seeds) and "core" in z
-            if same and ("keys" in z and bool(z["keys"])) == keys:
+            same = same and ("keys" in z and bool(z["keys"])) == keys
+            # A cache drawn before the renderer changed holds other frames: its first one tells.
+            if same and seeds and np.array_equal(z["image0"], _render(seeds[0], stride, keys)[0]):
                 return [(z[f"image{i}"], z[f"maps{i}"]) for i in range(len(seeds))]
+            print(f"{cache} holds other frames (other seeds, settings or renderer): drawn again")
     with Pool(workers) as pool:
         frames = pool.map(functools.partial(_render, stride=stride, keys=keys), seeds, chunksize=8)
     if cache is not None:
