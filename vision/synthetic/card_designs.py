@@ -7,7 +7,7 @@ a 12 px card costs almost nothing. All drawing is seeded through the caller's Ge
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -37,10 +37,6 @@ LIGHT_PIPS = ((30, 30, 200), (25, 25, 25))
 DARK_STOCKS = ((30, 30, 32), (20, 20, 22), (70, 30, 20), (30, 25, 95), (35, 60, 25))
 METALLIC_INKS = ((70, 175, 215), (60, 150, 190), (200, 200, 200), (235, 235, 235), (50, 50, 230))
 DARK_PIP_DECKS = 0.3  # share of pip decks printed dark
-# Share of frames whose deck has a dark back, nearly plain (a pattern a few levels lighter), mostly
-# with no light rim: with backs drawn from every colour in high contrast, the map took
-# black-backed cards on a white desk for table (validation photos: interior under 0.5 on most).
-DARK_BACKS = 0.25
 
 
 @dataclass(frozen=True)
@@ -317,13 +313,6 @@ def _draw_back(img: np.ndarray, rng: np.random.Generator, st: DeckStyle, u: floa
         cv2.circle(img, ((x0 + x1) // 2, (y0 + y1) // 2), r, tuple(int(c) for c in b), -1, cv2.LINE_AA)
         cv2.circle(img, ((x0 + x1) // 2, (y0 + y1) // 2), int(r * 0.75), tuple(int(c) for c in a), -1,
                    cv2.LINE_AA)
-
-
-def dark_back(style: DeckStyle, rng: np.random.Generator) -> DeckStyle:
-    """`style` with a dark back (`DARK_BACKS`)."""
-    a = DARK_STOCKS[int(rng.integers(len(DARK_STOCKS)))]
-    b = tuple(int(c + rng.integers(4, 30)) for c in a)
-    return replace(style, back_bgr=(a, b), back_border=bool(rng.random() < 0.2))
 
 
 def card_art(

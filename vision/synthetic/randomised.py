@@ -32,9 +32,7 @@ import cv2
 import numpy as np
 
 from vision.synthetic.card_designs import (
-    DARK_BACKS,
     card_art,
-    dark_back,
     fill_outline,
     outer_size_mm,
     random_deck_style,
@@ -250,7 +248,6 @@ def training_sample(
     rng = np.random.default_rng(seed)
     prng = np.random.default_rng([seed, 0x9A7])  # the pieces' own: the rest is drawn as without them
     krng = np.random.default_rng([seed, 0x4E75]) if keys else None  # the keys' own, likewise
-    brng = np.random.default_rng([seed, 0xDA4C])  # the dark backs' own: other frames stay as they were
     players = player_colours(prng, int(prng.integers(2, 7))) if pieces else []
     w, h = size
     style = random_deck_style(rng)
@@ -259,8 +256,6 @@ def training_sample(
         paper = (int(rng.integers(225, 256)),) * 3
         style = replace(style, stock=paper, border=str(rng.choice(["none", "white"])), border_bgr=paper,
                         face=str(rng.choice(["set", "pips", "plain", "text"])))
-    if brng.random() < DARK_BACKS:
-        style = dark_back(style, brng)
     short = min(w, h)
     if rng.random() < 0.1:  # one or two huge cards filling much of the frame
         card_px = rng.uniform(short / 3, 0.85 * short)
