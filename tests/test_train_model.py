@@ -150,7 +150,9 @@ def test_a_pool_cache_is_reused_only_while_it_holds_the_renderers_frames(tmp_pat
     marked[:8, :8] = 7  # a frame only the cache holds: read back, the cache was used
     np.savez(cache, **(arrays | {"image1": marked}))
     assert np.array_equal(render_pool([1, 2], workers=1, cache=cache)[1][0], marked)
-    # A cache whose first frame is not what the renderer draws now (drawn before it changed).
-    np.savez(cache, **(arrays | {"image0": np.zeros_like(drawn[0][0]), "image1": marked}))
-    again = render_pool([1, 2], workers=1, cache=cache)
-    assert np.array_equal(again[0][0], drawn[0][0]) and np.array_equal(again[1][0], drawn[1][0])
+    # A cache whose first frame or its targets are not what is drawn now (drawn before a change).
+    for stale in ({"image0": np.zeros_like(drawn[0][0])}, {"maps0": np.zeros_like(drawn[0][1])}):
+        np.savez(cache, **(arrays | stale | {"image1": marked}))
+        again = render_pool([1, 2], workers=1, cache=cache)
+        assert np.array_equal(again[0][0], drawn[0][0]) and np.array_equal(again[1][0], drawn[1][0])
+        assert np.array_equal(again[0][1], drawn[0][1])

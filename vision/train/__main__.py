@@ -77,8 +77,10 @@ def render_pool(
             # Caches from before the core have no core bit, and are made again.
             same = "stride" in z and int(z["stride"]) == stride and z["seeds"].tolist() == list(seeds) and "core" in z
             same = same and ("keys" in z and bool(z["keys"])) == keys
-            # A cache drawn before the renderer changed holds other frames: its first one tells.
-            if same and seeds and np.array_equal(z["image0"], _render(seeds[0], stride, keys)[0]):
+            # A cache drawn before the renderer or the targets changed holds other frames: its
+            # first one tells.
+            first = _render(seeds[0], stride, keys) if same and seeds else None
+            if first is not None and np.array_equal(z["image0"], first[0]) and np.array_equal(z["maps0"], first[1]):
                 return [(z[f"image{i}"], z[f"maps{i}"]) for i in range(len(seeds))]
             print(f"{cache} holds other frames (other seeds, settings or renderer): drawn again")
     with Pool(workers) as pool:
