@@ -9,7 +9,8 @@ a calibration, as `tabletop detect` reads them. A labelled card is found when a 
 it with IoU >= 0.8; its corner error is then the distance of each detected corner to the
 labelled one (px of the photo). A detection covering no labelled card and lying mostly in no
 ignore region (a deck, a fan, a card cut by the frame) is a false one. The test split is read
-here only to report: nothing is tuned on it.
+here only to report: nothing is tuned on it. For the card map, the cards it missed are classed
+by what its regions did with them (`MISSES`), per source.
 """
 
 from __future__ import annotations
@@ -46,12 +47,16 @@ class Score:
     photos: int = 0
     # (the card's short side in px, whether it was found) per card, for recall by card size.
     by_size: list[tuple[float, bool]] = field(default_factory=list)
+    # Of the card map's misses, how many of each of `MISSES` (the rules detector has no regions).
+    misses: dict[str, int] = field(default_factory=dict)
 
     def add(self, o: Score) -> None:
         for k in ("cards", "found", "detections", "false", "ms", "photos"):
             setattr(self, k, getattr(self, k) + getattr(o, k))
         self.errors_px += o.errors_px
         self.by_size += o.by_size
+        for k, n in o.misses.items():
+            self.misses[k] = self.misses.get(k, 0) + n
 
     @property
     def recall(self) -> float:
@@ -132,10 +137,47 @@ def score_photo(cards: list[np.ndarray], ignore: list[np.ndarray], found: list[n
     return s
 
 
-def make_detector(kind: str, check: Path | None = None):
-    """`detect(image) -> [4 x 2 corners]` of the chosen detector; the map's with the card check
-    whose weights are `check` (`vision.cardcheck`), if given."""
-    return corners_of(card_detector(kind, check=check))
+# What the map's regions did with a card the detector missed, in turn: no region covers a fifth
+# of it; one covering most of it is far larger (merged with a neighbour, or a sheet it lies on);
+# two or more cover a fifth of it each; the best region matches it below IoU 0.5 ("partly"),
+# below 0.8 ("loosely"), or matches it and no edge fit or outline passed ("no fit").
+MISSES = ("not seen", "merged", "split", "outlined partly", "outlined loosely", "outlined, no fit")
+
+
+def miss_class(card: np.ndarray, regions: list[np.ndarray]) -> str:
+    """Which of `MISSES` a missed card (4 x 2, frame px) is, given the map's region outlines."""
+    g = shapely.Polygon(card)
+    polys = [shapely.Polygon(r).buffer(0) for r in regions if len(r) >= 3]
+    shared = [p.intersection(g).area for p in polys]
+    covers = [a / g.area for a in shared]
+    if max(covers, default=0.0) < 0.2:
+        return "not seen"
+    best = max(a / (p.area + g.area - a) for p, a in zip(polys, shared))
+    if best >= 0.8:
+        return "outlined, no fit"
+    if sum(c > 0.2 for c in covers) >= 2:
+        return "split"
+    if any(c > 0.5 and p.area > 1.4 * g.area for p, c in zip(polys, covers)):
+        return "merged"
+    return "outlined loosely" if best >= 0.5 else "outlined partly"
+
+
+def map_misses(detector, cards: list[np.ndarray], scored: Score) -> dict[str, int]:
+    """Of the cards `scored` (one frame's) left unfound, how many of each of `MISSES`, by the
+    regions of the detector's last map; none for a detector without one."""
+    regions = getattr(detector, "last_regions", None)
+    out: dict[str, int] = {}
+    if regions is None:
+        return out
+    for c, (_, found) in zip(cards, scored.by_size):
+        if not found:
+            k = miss_class(c, [r.contour for r in regions])
+            out[k] = out.get(k, 0) + 1
+    return out
+
+
+def misses_line(misses: dict[str, int]) -> str:
+    return ", ".join(f"{k} {misses.get(k, 0)}" for k in MISSES)
 
 
 def corners_of(detector):
@@ -147,7 +189,8 @@ def run(
     split: str, photos: Path, detector: str, out=print, check: Path | None = None
 ) -> tuple[dict[str, Score], dict[str, Score]]:
     """Per source: (ours, baseline)."""
-    detect = make_detector(detector, check)
+    det = card_detector(detector, check=check)
+    detect = corners_of(det)
     ours: dict[str, Score] = {}
     base: dict[str, Score] = {}
     for photo in labelled_photos(photos, set(load_splits()[split])):
@@ -163,6 +206,7 @@ def run(
         t2 = time.perf_counter()
         s, sb = score_photo(cards, ignore, got), score_photo(cards, ignore, b)
         s.ms, sb.ms = (t1 - t0) * 1e3, (t2 - t1) * 1e3
+        s.misses = map_misses(det, cards, s)
         ours.setdefault(source, Score()).add(s)
         base.setdefault(source, Score()).add(sb)
     return ours, base
@@ -213,6 +257,11 @@ def report(
         tot.add(s)
         btot.add(b)
     out(f"{'ALL':34s} {tot.photos:6d} {tot.cards:5d}  {tot.cells()}   {'':10s}{btot.cells()}")
+    if tot.misses:
+        out(f"{detector} misses by what the map's regions did (all sources): {misses_line(tot.misses)}")
+        for src in sorted(ours):
+            if ours[src].misses:
+                out(f"   {src:31s} {misses_line(ours[src].misses)}")
     out(
         f"ratios: recall {tot.recall / max(btot.recall, 1e-9):.2f}x the baseline's,"
         f" precision {tot.precision / max(btot.precision, 1e-9):.2f}x"

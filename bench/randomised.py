@@ -10,7 +10,7 @@ least 95 % of it shows and its short side is at least 1/40 of the frame's width 
 smallest card the map is made to find, `vision.cardmap.SMALLEST_CARD`; how many smaller ones are
 found anyway is printed apart, as is recall by card size, by layout (apart, touching another
 card, or overlapping one) and by table surface, the independent evaluation's classes, and, for
-the map without a calibration, what its regions did with each missed card: `MISSES`); it is
+the map without a calibration, what its regions did with each missed card: `bench.labelled_photos.MISSES`); it is
 found when a detection covers it with IoU >= 0.8 (corner error then measured as in
 bench.labelled_photos). A detection covering no card of the frame, and not
 lying mostly on an ignored one (a deck, a fan) or on a card that does not count, is false. The
@@ -28,7 +28,7 @@ import numpy as np
 import shapely
 
 from bench.baseline import baseline_detect
-from bench.labelled_photos import Score, corners_of, score_photo
+from bench.labelled_photos import Score, corners_of, map_misses, misses_line, score_photo
 from vision.cardmap import SMALLEST_CARD
 from vision.detector import DetectorSettings, side_lengths
 from vision.pipeline import card_detector
@@ -79,7 +79,6 @@ def run(
     detect = None if calibrated else corners_of(uncalibrated)
     ours, base, tiny = Score(), Score(), Score()
     by_layout: dict[str, list[bool]] = {}
-    misses: dict[str, int] = {}
     by_table: dict[str, Score] = {}
     bent = 0
     for s in range(seed, seed + frames):
@@ -99,12 +98,7 @@ def run(
         so.ms, sb.ms = (t1 - t0) * 1e3, (t2 - t1) * 1e3
         for kind, (_, found) in zip(card_layouts(cards, sample.quads), so.by_size):
             by_layout.setdefault(kind, []).append(found)
-        # The map's regions, for its misses (the rules detector has none).
-        regions = getattr(uncalibrated, "last_regions", None)
-        for c, (_, found) in zip(cards, so.by_size):
-            if regions is not None and not found:
-                k = miss_class(c, [r.contour for r in regions])
-                misses[k] = misses.get(k, 0) + 1
+        so.misses = map_misses(uncalibrated, cards, so)
         by_table.setdefault(sample.table_kind, Score()).add(so)
         ours.add(so)
         base.add(sb)
@@ -118,8 +112,8 @@ def run(
     out(f"{detector} recall by the card's short side: {recall_by_size(ours)}")
     out(f"{detector} recall by layout: {recall_by_layout(by_layout)}")
     out(f"{detector} recall / precision by table: {by_surface(by_table)}")
-    if misses:
-        out(f"{detector} misses by what the map's regions did: " + ", ".join(f"{k} {misses.get(k, 0)}" for k in MISSES))
+    if ours.misses:
+        out(f"{detector} misses by what the map's regions did: {misses_line(ours.misses)}")
     out(f"   and of {tiny.cards} cards smaller than it is made to find (short side < {SMALLEST_CARD * SIZE[0]:.0f} px,"
         f" not scored above): {tiny.found}")
     return ours, base
@@ -155,31 +149,6 @@ def card_layouts(cards: list[np.ndarray], quads: list[np.ndarray]) -> list[str]:
         else:
             out.append("apart")
     return out
-
-
-# What the map's regions did with a card the detector missed, in turn: no region covers a fifth
-# of it; one covering most of it is far larger (merged with a neighbour, or a sheet it lies on);
-# two or more cover a fifth of it each; the best region matches it below IoU 0.5 ("partly"),
-# below 0.8 ("loosely"), or matches it and no edge fit or outline passed ("no fit").
-MISSES = ("not seen", "merged", "split", "outlined partly", "outlined loosely", "outlined, no fit")
-
-
-def miss_class(card: np.ndarray, regions: list[np.ndarray]) -> str:
-    """Which of `MISSES` a missed card (4 x 2, frame px) is, given the map's region outlines."""
-    g = shapely.Polygon(card)
-    polys = [shapely.Polygon(r).buffer(0) for r in regions if len(r) >= 3]
-    shared = [p.intersection(g).area for p in polys]
-    covers = [a / g.area for a in shared]
-    if max(covers, default=0.0) < 0.2:
-        return "not seen"
-    best = max(a / (p.area + g.area - a) for p, a in zip(polys, shared))
-    if best >= 0.8:
-        return "outlined, no fit"
-    if sum(c > 0.2 for c in covers) >= 2:
-        return "split"
-    if any(c > 0.5 and p.area > 1.4 * g.area for p, c in zip(polys, covers)):
-        return "merged"
-    return "outlined loosely" if best >= 0.5 else "outlined partly"
 
 
 def recall_by_layout(by_layout: dict[str, list[bool]]) -> str:

@@ -60,7 +60,7 @@ def test_cards_are_told_apart_touching_or_overlapping_among_all_the_frames_cards
 
 
 def test_a_missed_card_is_classed_by_what_the_maps_regions_did():
-    from bench.randomised import miss_class
+    from bench.labelled_photos import miss_class
 
     card = np.array([[100, 100], [160, 100], [160, 190], [100, 190]], float)
     box = lambda x0, y0, x1, y1: np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float)  # noqa: E731

@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
-from bench.labelled_photos import score_photo
+from bench.labelled_photos import MISSES, Score, map_misses, score_photo
 from bench.randomised import SIZE as RANDOMISED_SIZE
 from bench.randomised import frame_truth
 from bench.vision import POSE
@@ -163,3 +163,21 @@ def test_cards_without_clean_edges_are_placed_on_the_maps_outline(monkeypatch):
     outlined = [c for c in found if not any(np.array_equal(c.corners_px, f) for f in fitted_corners)]
     assert outlined and all(np.all(c.sigma_px == det.last_map.scale) for c in outlined)
     assert max(c.score for c in outlined) < min(c.score for c in fitted)
+
+
+def test_each_card_the_map_misses_is_classed_once_by_what_its_regions_did():
+    # The render of the test above: the map misses some of its touching cards.
+    sample = training_sample(9_500_005, RANDOMISED_SIZE)
+    cards, ignore, _ = frame_truth(sample)
+    det = MapCardDetector()
+    scored = score_photo(cards, ignore, [c.corners_px for c in det.detect(sample.image)])
+    misses = map_misses(det, cards, scored)
+    assert scored.found < scored.cards and set(misses) <= set(MISSES)
+    assert sum(misses.values()) == scored.cards - scored.found
+    scored.misses = misses
+    total = Score()
+    total.add(scored)
+    total.add(scored)
+    assert total.misses == {k: 2 * n for k, n in misses.items()}
+    # A detector with no map (the rules) has no regions to class its misses by.
+    assert map_misses(object(), cards, scored) == {}
