@@ -162,7 +162,7 @@ def miss_class(card: np.ndarray, regions: list[np.ndarray]) -> str:
     return "outlined loosely" if best >= 0.5 else "outlined partly"
 
 
-def map_misses(detector, cards: list[np.ndarray], scored: Score) -> dict[str, int]:
+def map_misses(detector: object, cards: list[np.ndarray], scored: Score) -> dict[str, int]:
     """Of the cards `scored` (one frame's) left unfound, how many of each of `MISSES`, by the
     regions of the detector's last map; none for a detector without one."""
     regions = getattr(detector, "last_regions", None)
