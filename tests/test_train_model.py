@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import cv2
 import numpy as np
 import pytest
@@ -127,6 +129,9 @@ def test_the_exported_weights_are_the_moving_average_of_the_trained_ones(tmp_pat
     # The slim checkpoint committed between sessions carries the averaged weights as its own.
     thin = torch.load(slim(tmp_path / "ck.pt"), map_location="cpu", weights_only=False)
     assert "ema" not in thin and set(thin["model"]) == set(weights)
+    card = json.loads(export(tmp_path / "ck.slim.pt", tmp_path / "slim.onnx").with_suffix(".json").read_text())
+    assert card["weights"].startswith("the moving average")
+    assert json.loads((tmp_path / "ema.json").read_text())["weights"] == card["weights"]
     for k, v in weights.items():
         if v.is_floating_point():
             assert thin["model"][k].dtype == torch.float16

@@ -211,7 +211,8 @@ def slim(checkpoint: Path) -> Path:
     # them back into float32 (`load_state_dict` converts), and training moves them far more than
     # half precision's rounding (about 1e-3 of each weight) does.
     state["model"] = {k: v.half() if v.is_floating_point() else v for k, v in averaged_weights(state).items()}
-    state.pop("ema", None)
+    # Its weights are the average even with the average's copy gone: the model card says so.
+    state["averaged"] = state.pop("ema", None) is not None or state.get("averaged", False)
     out = checkpoint.with_suffix(".slim.pt")
     torch.save(state, out)
     return out
@@ -237,7 +238,7 @@ def write_card(state: dict, path: Path) -> None:
         f"(sides multiples of 32), output logits ({', '.join(OUTPUTS[: state.get('outputs', 2)])}) at "
         + ("half resolution" if stride == 2 else "the input's resolution (a pixel shuffle of the half-resolution features)"),
         "weights": f"the moving average of the trained weights over their last steps (decay {EMA_DECAY})"
-        if "ema" in state
+        if "ema" in state or state.get("averaged")
         else "the trained weights at their last step",
         # One command per run; each later one resumed the weights of the one before.
         "training_commands": [_command(r["args"]) for r in runs] or [_command(args)],
