@@ -124,7 +124,8 @@ def table_setup(
     by_villain = {v: p for p, v in villains.items()}
     found: dict[str, TrackedCard] = {}
     unknown: list[TrackedCard] = []
-    for c in visible:
+    # Of two cards read as one villain, the one nearer its face is that villain's.
+    for c in sorted(visible, key=lambda c: c.face_distance):
         if c is trophies[0]:
             continue
         player = by_villain.get(c.name or "")

@@ -344,3 +344,21 @@ def test_sample_setup_note_says_which_starting_card_was_misread_and_why() -> Non
     ]
     centre = [sum(c[k] for c in setup.starting_cards["Ms. Fyre"]) / 4 for k in (0, 1)]
     assert abs(centre[0] - 600) < 5 and abs(centre[1] - 60) < 5  # the truth: card 2 at (600, 60)
+
+
+def test_of_two_cards_read_as_one_villain_the_nearer_to_its_face_is_that_villains() -> None:
+    """The misread card is the one whose picture is further from the art it was read as,
+    whichever order the camera lists them in."""
+    from vision.observation import Observation, TrackedCard
+
+    def card(i: int, name: str, x: float, face_distance: float) -> TrackedCard:
+        mm = ((x - 31.5, 104.0), (x + 31.5, 104.0), (x + 31.5, 16.0), (x - 31.5, 16.0))
+        return TrackedCard(i, mm, (0.3,) * 4, mm, (0.3,) * 4, "up", name, False, 0, face_distance)
+
+    trophy = card(1, "Trophy", 600.0, 0.2)
+    zed, fay = card(2, "Z-Mask", 449.0, 0.38), card(3, "Z-Mask", 600.0 + 151.0, 0.40)
+    nash = card(4, "Monster Nash", 900.0, 0.3)
+    for cards in ((trophy, zed, fay, nash), (trophy, fay, zed, nash)):
+        setup = table_setup(Observation(0, 0.0, 1280, 720, cards, (), ()), VILLAINS)
+        assert setup.tracks == {2: "start:Zed", 3: "start:Fay", 4: "start:Nash", 1: "trophy"}
+        assert setup.notes[0].startswith("the starting card at (751, 60) mm was read as Z-Mask")

@@ -9,6 +9,7 @@ line"); sigmas are per-corner 1-sigma errors per axis.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 Corners = tuple[tuple[float, float], ...]
@@ -33,6 +34,9 @@ class CardSeen:
     score: float  # 0..1: how much of its outline is clean straight edge
     corners_mm: Corners | None = None
     sigma_mm: tuple[float, ...] | None = None
+    # How far the card's picture is from the enrolled face it is read as (`vision.faces`; lower
+    # is surer): of two cards read as one name, the nearer is that card.
+    face_distance: float = math.inf
 
     def to_json(self) -> dict:
         d: dict = {"corners_px": _pts(self.corners_px)}
@@ -118,6 +122,7 @@ class TrackedCard:
     name: str | None
     hidden: bool  # covered now (e.g. by a hand): position is the last one seen
     last_seen_frame: int
+    face_distance: float = math.inf  # as CardSeen's, of the sighting that shows its face now
 
     def to_json(self) -> dict:
         return {

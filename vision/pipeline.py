@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from pathlib import Path
 
@@ -61,10 +62,10 @@ class FrameReader:
         cards: list[CardSeen] = []
         arts = []
         for c in found:
-            face, name, art = "unknown", None, None
+            face, name, art, face_distance = "unknown", None, None, math.inf
             if self.faces is not None:
                 r = self.faces.read(image, c.corners_px)
-                face, name = r.face, r.name
+                face, name, face_distance = r.face, r.name, r.face_distance
                 art = self.faces.faces.get(name) if name else (self.faces.back if face == "down" else None)
             # Printed colour is not a pawn: the card's art, the right way up, says what is print.
             arts.append(None if art is None else (upright_corners(c.corners_px, r.upside_down), art))
@@ -77,6 +78,7 @@ class FrameReader:
                     score=c.score,
                     corners_mm=None if c.corners_mm is None else _tup(c.corners_mm),
                     sigma_mm=None if c.sigma_mm is None else tuple(float(s) for s in c.sigma_mm),
+                    face_distance=face_distance,
                 )
             )
         sightings = find_pawns(
@@ -101,7 +103,10 @@ AUTO = {"calibrated": "rules", "uncalibrated": "map"}
 
 
 def card_detector(
-    kind: str = "auto", settings: DetectorSettings | None = None, table: TableMap | None = None, check: Path | None = None
+    kind: str = "auto",
+    settings: DetectorSettings | None = None,
+    table: TableMap | None = None,
+    check: Path | None = None,
 ) -> CardDetector:
     """The card detector by name: "rules" (hand-written), "map" (the learned card map,
     `vision.map_detector`) or "auto" (see AUTO). All answer `detect(image)` alike. `check`: the

@@ -15,6 +15,7 @@ Usage: `tracker = Tracker(); obs = tracker.update(reading, image, frame_index, t
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import cv2
@@ -143,6 +144,7 @@ class Tracker:
                 t.name,
                 t.hidden,
                 t.last_seen_frame,
+                t.seen.face_distance if (t.seen.face, t.seen.name) == (t.face, t.name) else math.inf,
             )
             for t in self._tracks
             if t.placed
