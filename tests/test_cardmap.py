@@ -181,3 +181,26 @@ def test_each_card_the_map_misses_is_classed_once_by_what_its_regions_did():
     assert total.misses == {k: 2 * n for k, n in misses.items()}
     # A detector with no map (the rules) has no regions to class its misses by.
     assert map_misses(object(), cards, scored) == {}
+
+
+def test_a_card_partly_under_another_is_its_own_region_and_placed_whole():
+    # Two backs of one design, the one on top covering a corner of the one below, which shows
+    # an L: the map's faint boundary between them splits them (the part below fills its box
+    # where the part on top does not lie), and with a calibration the card below is placed
+    # whole, its hidden corner where its two sides beside it meet.
+    from vision.synthetic import PRESETS, CameraPose, Card, Scene
+
+    cam = Camera.for_resolution(
+        "720p", pose=CameraPose(height_mm=700.0, tilt_deg=15.0, target_mm=(600.0, 200.0))
+    )
+    below, above = (
+        Card(5, "Empty Lair", (752.0, 188.0), 2.0, False),
+        Card(6, "Bomb", (780.0, 230.0), 10.0, False),
+    )
+    frame = Renderer(cam, PRESETS["wood"]).render(Scene(cards=(below, above)), 4)
+    truth = [np.array(c["corners_px"]) for c in frame.truth["cards"]]
+    reading = default_map().read(frame.image)
+    assert len(card_regions(reading, min_area_px=(1280 / 70) ** 2)) == 2
+    found = MapCardDetector(table=TableMap.from_homography(cam.image_to_table)).detect(frame.image)
+    # (the hidden corner is drawn from the seen parts of its two sides: within a few px)
+    assert _match_px(truth, [c.corners_px for c in found], 4.0) == 2

@@ -69,6 +69,9 @@ OVERLAPS = 0.1
 # cards: a third of the misses had a region that matched the card; recall 63.2 -> 65.4 %.
 MAP_SURE = 0.8
 MAP_QUAD = 0.85
+# A card's hidden corner (`_hidden_corner_quads`) lies under another card: the map calls at
+# least this share of the triangle it adds card.
+HIDDEN_ON_CARDS = 0.8
 # With a card check (`vision.cardcheck`; none is shipped yet), a card it gives less than this is
 # dropped.
 CHECK_PASS = 0.5
@@ -150,7 +153,17 @@ class MapCardDetector:
         for region in regions:
             rough = _rough_quads(region.contour)
             outline = shapely.Polygon(region.contour).buffer(0)
-            c, contradicted = self._card(image, region, outline, rough, reading, cards, off_cards)
+            # Each rough quad with the outline its card must keep to: a card with a hidden corner
+            # keeps to its region and the corner under the card on top.
+            tries = [(q, outline) for q in rough]
+            if self.placer is not None:
+                # (the card's size says whether a completed card is one; without it a pentagon of
+                # two cards merged is completed as readily: diagnostic renders 426 -> 420 found)
+                tries += [
+                    (q, outline.union(hidden))
+                    for q, hidden in _hidden_corner_quads(region.contour, reading, cards)
+                ]
+            c, contradicted = self._card(image, region, tries, reading, cards, off_cards)
             if c is not None:
                 found.append(c)
             elif _at_frame_edge(region.contour, reading):
@@ -166,21 +179,21 @@ class MapCardDetector:
         self,
         image: np.ndarray,
         region: CardRegion,
-        outline: shapely.Geometry,
-        rough: list[np.ndarray],
+        tries: list[tuple[np.ndarray, shapely.Geometry]],
         reading: CardMapReading,
         cards: np.ndarray,
         off_cards: np.ndarray,
     ) -> tuple[CardCandidate | None, bool]:
-        """The card of one region (its `outline` as a polygon), from its rough quads: placed at the
-        card's size with a calibration, else of the edge fits that pass the one that agrees best with the region;
-        and whether the frame contradicts the map there (four clean sides that do not keep to
-        its outline: the map took something else for a card, or outlined it wrongly)."""
+        """The card of one region from its rough quads, each with the outline (a polygon) its
+        card must keep to: placed at the card's size with a calibration, else of the edge fits
+        that pass the one that agrees best with its outline; and whether the frame contradicts
+        the map there (four clean sides that do not keep to its outline: the map took something
+        else for a card, or outlined it wrongly)."""
         if self.placer is not None:
-            return self._placed(image, rough, outline, reading, cards), False
+            return self._placed(image, tries, reading, cards), False
         best, best_iou, contradicted = None, 0.0, False
         for reach in _reaches(reading):
-            for q in rough:
+            for q, outline in tries:
                 c, clean = self._fitted(image, q, reach, region, outline, reading, cards, off_cards)
                 if c is None:
                     contradicted |= clean
@@ -193,14 +206,18 @@ class MapCardDetector:
         return best, contradicted
 
     def _placed(
-        self, image: np.ndarray, rough: list[np.ndarray], outline: shapely.Geometry, reading: CardMapReading, cards: np.ndarray
+        self,
+        image: np.ndarray,
+        tries: list[tuple[np.ndarray, shapely.Geometry]],
+        reading: CardMapReading,
+        cards: np.ndarray,
     ) -> CardCandidate | None:
         """With a calibration: of the placements (`CardDetector.place`) that keep to the map, the
         one nearest the card's size (a frame printed a few mm inside the card passes the size
         tolerance too, and the card's own edge is nearer its size)."""
         best, best_off = None, np.inf
         for reach in _reaches(reading):
-            for q in rough:
+            for q, outline in tries:
                 for placed in self.placer.place(image, q, reach):
                     if not _held_to_map(placed.corners_px, outline, reading, cards):
                         continue
@@ -291,6 +308,37 @@ def _rough_quads(contour: np.ndarray) -> list[np.ndarray]:
     return [q for k, q in enumerate(out + [box]) if all(np.abs(q - p).max() > 1.0 for p in out[:k])]
 
 
+def _hidden_corner_quads(
+    contour: np.ndarray, reading: CardMapReading, cards: np.ndarray
+) -> list[tuple[np.ndarray, shapely.Polygon]]:
+    """Rough quads of a card with one corner under another card, each with the triangle that
+    corner adds: its outline's hull a pentagon, one side of which is where the card on top cuts
+    it. Each side whose two neighbours, drawn on, meet over what the map calls card (not table)
+    gives the quad of the other four sides."""
+    hull = cv2.convexHull(contour.astype(np.float32))
+    peri = cv2.arcLength(hull, True)
+    for eps in (0.01, 0.015, 0.02, 0.03):
+        v = cv2.approxPolyDP(hull, eps * peri, True).reshape(-1, 2).astype(np.float64)
+        if len(v) <= 5:
+            break
+    if len(v) != 5:
+        return []
+    shown = cv2.contourArea(contour.astype(np.float32))
+    out = []
+    for i in range(5):
+        sides = [(v[(i + k) % 5], v[(i + k + 1) % 5]) for k in range(1, 5)]
+        q = corners_where_sides_meet(np.array([a for a, _ in sides]), np.array([b - a for a, b in sides]))
+        if q is None or not np.isfinite(q).all() or not _plausible(q):
+            continue
+        hidden = np.array([v[i], q[0], v[(i + 1) % 5]])
+        # (a card that hides more of itself than it shows is not completed from one corner)
+        if cv2.contourArea(hidden.astype(np.float32)) > shown:
+            continue
+        if _share_on(cards, reading.to_map(hidden)) >= HIDDEN_ON_CARDS:
+            out.append((order_corners(q), shapely.Polygon(hidden)))
+    return out
+
+
 def _side_lines(contour: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """(point, direction) of a line through the outline's points along the middle 60 % of each
     side v[i] -> v[i + 1]; None when a side has too few of them."""
@@ -322,7 +370,9 @@ def _at_frame_edge(contour: np.ndarray, reading: CardMapReading) -> bool:
     return bool(m.min() < 1.5 or (m[:, 0] > w - 2.5).any() or (m[:, 1] > h - 2.5).any())
 
 
-def _held_to_map(c: np.ndarray, outline: shapely.Geometry, reading: CardMapReading, cards: np.ndarray) -> bool:
+def _held_to_map(
+    c: np.ndarray, outline: shapely.Geometry, reading: CardMapReading, cards: np.ndarray
+) -> bool:
     """Whether a card `c` (frame px) covers its region's `outline` and lies on what the map calls
     card (`cards`)."""
     if shapely.Polygon(c).intersection(outline).area < REGION_COVERED * outline.area:
