@@ -152,6 +152,22 @@ def test_keyboards_come_from_their_own_stream_and_are_never_cards(samples: list[
     assert 2 <= changed <= 10, changed  # a third of the frames draw one (some fall off the frame)
 
 
+def test_projector_light_comes_from_its_own_stream_and_is_no_card(samples: list[TrainingSample]) -> None:
+    """With the projector, some frames are lit by its rings, arcs and labels: their labels are
+    those drawn without it (light is no card) and the light adds (the camera's noise, brighter
+    where it is brighter, and JPEG aside); the other frames are drawn exactly as before."""
+    lit = 0
+    for s, plain in zip(SEEDS, samples):
+        shown = training_sample(s, projector=True)
+        assert np.array_equal(shown.instances, plain.instances) and np.array_equal(shown.ignore, plain.ignore)
+        if np.array_equal(shown.image, plain.image):
+            continue
+        lit += 1
+        gain = shown.image.astype(int) - plain.image.astype(int)
+        assert (gain.max(axis=2) > 20).sum() > 1000 and (gain < -12).mean() < 0.01
+    assert 2 <= lit <= 9, lit  # three frames in ten
+
+
 def test_a_keyboard_is_rows_of_keys_in_a_body() -> None:
     from vision.synthetic.clutter import prop_art, random_prop
 

@@ -24,7 +24,7 @@ def light_field(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
         cx, cy = rng.uniform(-1.2, 1.2, 2)
         f *= 1 - rng.uniform(0.1, 0.5) * np.clip(((xn - cx) ** 2 + (yn - cy) ** 2) / 4, 0, 1)
     f += rng.uniform(0, 0.15) * smooth_noise(rng, (h, w), (3, 4))
-    f *= 1 - rng.uniform(0, 0.35) * ((xn ** 2 + yn ** 2) / 2) ** 1.5 * (rng.random() < 0.6)
+    f *= 1 - rng.uniform(0, 0.35) * ((xn**2 + yn**2) / 2) ** 1.5 * (rng.random() < 0.6)
     return np.clip(f, 0.2, 2.0)
 
 
@@ -48,8 +48,14 @@ def add_glare(rng: np.random.Generator, img: np.ndarray) -> None:
         img[y0:y1, x0:x1] += blob[..., None] * np.array([1.0, 1.0, 1.0], np.float32)
 
 
-def add_sheen(rng: np.random.Generator, img: np.ndarray, inst: np.ndarray, k: int, roi: tuple[int, int, int, int],
-              strength: float) -> None:
+def add_sheen(
+    rng: np.random.Generator,
+    img: np.ndarray,
+    inst: np.ndarray,
+    k: int,
+    roi: tuple[int, int, int, int],
+    strength: float,
+) -> None:
     """A glossy band across one card (in place): a straight reflection, only where the card shows."""
     x0, y0, x1, y1 = roi
     if x1 - x0 < 2 or y1 - y0 < 2:
@@ -59,7 +65,7 @@ def add_sheen(rng: np.random.Generator, img: np.ndarray, inst: np.ndarray, k: in
     px, py = rng.uniform(x0, x1), rng.uniform(y0, y1)
     d = (xs - px) * np.cos(a) + (ys - py) * np.sin(a)
     width = rng.uniform(0.05, 0.5) * max(x1 - x0, y1 - y0)
-    band = np.exp(-(d / width) ** 2) * strength * rng.uniform(60, 300)
+    band = np.exp(-((d / width) ** 2)) * strength * rng.uniform(60, 300)
     m = cv2.GaussianBlur((inst[y0:y1, x0:x1] == k).astype(np.float32), (3, 3), 0.6)
     img[y0:y1, x0:x1] += (band * m)[..., None]
 
@@ -113,7 +119,9 @@ def camera_effects(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
         # Luma noise per pixel, chroma noise blotchier (demosaicing spreads it): cheaper too.
         noise = rng.standard_normal((h, w, 1), dtype=np.float32)
         if rng.random() < 0.6:
-            chroma = rng.standard_normal(((h + 1) // 2, (w + 1) // 2, 3), dtype=np.float32) * rng.uniform(0.3, 1.0)
+            chroma = rng.standard_normal(((h + 1) // 2, (w + 1) // 2, 3), dtype=np.float32) * rng.uniform(
+                0.3, 1.0
+            )
             noise = noise + cv2.resize(chroma, (w, h), interpolation=cv2.INTER_LINEAR)
         shot = cv2.sqrt(cv2.max(img, 1.0) * (sigma * sigma / 128))  # brighter pixels: more photon noise
         img = img + noise * shot
@@ -122,3 +130,97 @@ def camera_effects(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
         ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(40, 96))])
         out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
     return out
+
+
+# What the referee's projector paints (`display.projector`, drawn here again from the geometry
+# alone: vision does not import display): rings a little outside cards, reach arcs and bands,
+# lines and labels in mm, in light colours. The card map must not take a lit ring for a card's
+# edge, nor the ring and the card inside it for one larger card.
+PROJECTOR_COLOURS = (
+    (255, 255, 255),
+    (120, 255, 255),
+    (150, 255, 150),
+    (255, 230, 150),
+    (120, 190, 255),
+    (255, 150, 255),
+)
+
+
+def add_projector_light(
+    rng: np.random.Generator,
+    img: np.ndarray,
+    table_to_image: np.ndarray,
+    cards_mm: list[np.ndarray],
+    px_per_mm: float,
+) -> None:
+    """Add, in place, a projector's picture falling on `img` (H x W x 3 float, 0..255): for some
+    of the cards (`cards_mm`, table mm, each 4 x 2) a ring a few mm outside it, a band or an arc
+    at a reach's distance, a line to a neighbour and a label; `table_to_image` maps mm to px.
+    Light adds in proportion to what the surface reflects."""
+    import shapely
+
+    h, w = img.shape[:2]
+    pic = np.zeros((h, w, 3), np.float32)
+
+    def to_px(pts_mm: np.ndarray) -> np.ndarray:
+        p = np.c_[pts_mm, np.ones(len(pts_mm))] @ table_to_image.T
+        return p[:, :2] / p[:, 2:3]
+
+    def lay(layer: np.ndarray, colour: tuple, level: float) -> None:
+        np.maximum(pic, layer[..., None].astype(np.float32) / 255 * level * np.float32(colour), out=pic)
+
+    def fill(geom: shapely.Geometry, colour: tuple, level: float) -> None:
+        layer = np.zeros((h, w), np.uint8)
+        for poly in getattr(geom, "geoms", [geom]):
+            if poly.is_empty:
+                continue
+            rings = [np.asarray(poly.exterior.coords)] + [np.asarray(r.coords) for r in poly.interiors]
+            pts = [np.round(to_px(r) * 16).astype(np.int32) for r in rings]
+            cv2.fillPoly(layer, pts, 255, cv2.LINE_AA, shift=4)
+        lay(layer, colour, level)
+
+    lit = [c for c in cards_mm if rng.random() < 0.7] or cards_mm[:1]
+    short = float(
+        np.median([min(np.linalg.norm(c[1] - c[0]), np.linalg.norm(c[2] - c[1])) for c in cards_mm])
+    )
+    join = "round" if rng.random() < 0.6 else "mitre"
+    for c in lit:
+        card = shapely.Polygon(c)
+        colour = PROJECTOR_COLOURS[int(rng.integers(len(PROJECTOR_COLOURS)))]
+        gap, width = rng.uniform(0.5, 6.0), rng.uniform(1.0, 6.0)
+        ring = card.buffer(gap + width, join_style=join).difference(card.buffer(gap, join_style=join))
+        fill(ring, colour, rng.uniform(0.6, 1.0))
+        kind = rng.random()
+        reach = short * rng.uniform(0.4, 1.8)
+        if kind < 0.3:  # a band of where a pawn may land, faint
+            band = card.buffer(reach).difference(card.buffer(gap + width + rng.uniform(1, 5)))
+            fill(band, colour, rng.uniform(0.1, 0.35))
+        elif kind < 0.6:  # an arc at the reach
+            centre = card.centroid
+            a0 = rng.uniform(0, 2 * np.pi)
+            t = np.linspace(a0, a0 + rng.uniform(0.5, 2 * np.pi), 64)
+            arc = shapely.LineString(np.c_[centre.x + reach * np.cos(t), centre.y + reach * np.sin(t)])
+            fill(arc.buffer(rng.uniform(0.5, 2.5)), colour, rng.uniform(0.5, 1.0))
+        if len(cards_mm) > 1 and rng.random() < 0.3:  # a line to another card, with its length
+            other = cards_mm[int(rng.integers(len(cards_mm)))]
+            a, b = c.mean(axis=0), other.mean(axis=0)
+            if np.linalg.norm(b - a) > 1:
+                fill(shapely.LineString([a, b]).buffer(rng.uniform(0.5, 2.0)), colour, rng.uniform(0.5, 1.0))
+        if rng.random() < 0.4:  # a label beside it
+            at = np.round(to_px(c.max(axis=0)[None] + rng.uniform(1, 8, 2))[0]).astype(int)
+            scale = max(0.25, 4.0 * px_per_mm / 22)
+            layer = np.zeros((h, w), np.uint8)
+            text = f"{int(rng.integers(5, 200))} mm"
+            cv2.putText(
+                layer,
+                text,
+                tuple(at),
+                cv2.FONT_HERSHEY_SIMPLEX,
+                scale,
+                255,
+                max(1, int(scale * 2)),
+                cv2.LINE_AA,
+            )
+            lay(layer, colour, rng.uniform(0.6, 1.0))
+    pic = cv2.GaussianBlur(pic, (0, 0), rng.uniform(0.4, 1.5))  # the projector's focus
+    img += pic * (img / 255.0) * np.float32(rng.uniform(0.4, 1.0))

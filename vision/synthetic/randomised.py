@@ -41,6 +41,7 @@ from vision.synthetic.card_designs import (
 from vision.synthetic.clutter import KEYS_KINDS, hand_art, prop_art
 from vision.synthetic.photometry import (
     add_glare,
+    add_projector_light,
     add_sheen,
     barrel_maps,
     barrel_points,
@@ -65,6 +66,7 @@ MAX_TEXTURE_PX = 720  # a picture never needs more pixels than the camera gives 
 TABLE_BUDGET_PX = 160_000
 HIDDEN_IGNORE = 0.6  # a card hidden by more than this share of its in-frame area is not scored
 MIN_SCORED_PX = 12
+PROJECTOR_SHARE = 0.3  # of the frames drawn with `projector`, those lit by one
 
 
 @dataclass
@@ -240,14 +242,17 @@ def _deck_edge(st, u: float, rng: np.random.Generator) -> tuple[np.ndarray, np.n
 
 
 def training_sample(
-    seed: int, size: tuple[int, int] = (512, 384), pieces: bool = False, keys: bool = False
+    seed: int, size: tuple[int, int] = (512, 384), pieces: bool = False, keys: bool = False, projector: bool = False
 ) -> TrainingSample:
     """One randomised frame and its labels; the same seed gives the same sample. With `pieces`
     game pieces stand in it too (`TrainingSample.pieces`), drawn from their own random stream;
-    with `keys`, now and then a keyboard or a keypad (`random_things`), from another."""
+    with `keys`, now and then a keyboard or a keypad (`random_things`), from another; with
+    `projector`, now and then a projector's light on the table (`add_projector_light`), from a
+    third."""
     rng = np.random.default_rng(seed)
     prng = np.random.default_rng([seed, 0x9A7])  # the pieces' own: the rest is drawn as without them
     krng = np.random.default_rng([seed, 0x4E75]) if keys else None  # the keys' own, likewise
+    jrng = np.random.default_rng([seed, 0x9E0]) if projector else None  # the projector's own
     players = player_colours(prng, int(prng.integers(2, 7))) if pieces else []
     w, h = size
     style = random_deck_style(rng)
@@ -391,6 +396,8 @@ def training_sample(
     limit = rng.uniform(190, 225)
     if mid > limit:
         img *= np.float32(limit / mid)
+    if jrng is not None and cards_mm and jrng.random() < PROJECTOR_SHARE:
+        add_projector_light(jrng, img, hom1, cards_mm, card_px / ow)
     for pid, sheen, (x0, y0, x1, y1) in sheens:
         if lut[pid] and rng.random() < 0.5:
             add_sheen(rng, img, inst, lut[pid], (x0, y0, x1, y1), sheen)
@@ -560,12 +567,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--size", type=int, nargs=2, default=(512, 384), metavar=("W", "H"))
     ap.add_argument("--pieces", action="store_true", help="game pieces standing in the frames")
     ap.add_argument("--keys", action="store_true", help="now and then a keyboard or a keypad on the table")
+    ap.add_argument("--projector", action="store_true", help="now and then a projector's light on the table")
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     rows = []
     t0 = time.perf_counter()
     for i in range(args.count):
-        s = training_sample(args.seed + i, tuple(args.size), pieces=args.pieces, keys=args.keys)
+        s = training_sample(args.seed + i, tuple(args.size), args.pieces, args.keys, args.projector)
         stem = args.out / f"sample_{args.seed + i:06d}"
         cv2.imwrite(f"{stem}_image.png", s.image)
         cv2.imwrite(f"{stem}_instances.png", s.instances)

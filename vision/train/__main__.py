@@ -57,17 +57,23 @@ WARMUP_STEPS = 200
 EMA_DECAY = 0.999
 
 
-def _render(seed: int, stride: int = 2, keys: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def _render(seed: int, stride: int = 2, keys: bool = False, projector: bool = False) -> tuple[np.ndarray, np.ndarray]:
     size = INPUT_SIZE if seed % 4 else INPUT_SIZE[::-1]  # a quarter of the frames portrait
     if seed % VALIDATION_SEED >= PROJECT_SEED:
         return pack(project_render_example(seed, size, stride))
-    return pack(render_example(seed, size, stride, keys))
+    return pack(render_example(seed, size, stride, keys, projector))
 
 
 def render_pool(
-    seeds: list[int], workers: int, cache: Path | None = None, stride: int = 2, keys: bool = False
+    seeds: list[int],
+    workers: int,
+    cache: Path | None = None,
+    stride: int = 2,
+    keys: bool = False,
+    projector: bool = False,
 ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The frames of `seeds` with targets for a network of `stride` (with keyboards when `keys`),
+    """The frames of `seeds` with targets for a network of `stride` (with keyboards when `keys`,
+    a projector's light when `projector`),
     from `cache` when an earlier run of the same seeds and settings saved them (renders are
     deterministic in their seed: the cache only saves time)."""
     if cache is not None and cache.exists():
@@ -77,17 +83,18 @@ def render_pool(
             # Caches from before the core have no core bit, and are made again.
             same = "stride" in z and int(z["stride"]) == stride and z["seeds"].tolist() == list(seeds) and "core" in z
             same = same and ("keys" in z and bool(z["keys"])) == keys
+            same = same and ("projector" in z and bool(z["projector"])) == projector
             # A cache drawn before the renderer or the targets changed holds other frames: its
             # first one tells.
-            first = _render(seeds[0], stride, keys) if same and seeds else None
+            first = _render(seeds[0], stride, keys, projector) if same and seeds else None
             if first is not None and np.array_equal(z["image0"], first[0]) and np.array_equal(z["maps0"], first[1]):
                 return [(z[f"image{i}"], z[f"maps{i}"]) for i in range(len(seeds))]
             print(f"{cache} holds other frames (other seeds, settings or renderer): drawn again")
     with Pool(workers) as pool:
-        frames = pool.map(functools.partial(_render, stride=stride, keys=keys), seeds, chunksize=8)
+        frames = pool.map(functools.partial(_render, stride=stride, keys=keys, projector=projector), seeds, chunksize=8)
     if cache is not None:
         arrays = {f"image{i}": f[0] for i, f in enumerate(frames)} | {f"maps{i}": f[1] for i, f in enumerate(frames)}
-        np.savez(cache, seeds=np.array(seeds), stride=stride, keys=keys, core=True, **arrays)
+        np.savez(cache, seeds=np.array(seeds), stride=stride, keys=keys, projector=projector, core=True, **arrays)
     return frames
 
 
@@ -331,9 +338,11 @@ def train(args: argparse.Namespace) -> None:
         ema.load_state_dict(state["ema"])
     t0 = time.time()
     seeds = list(range(args.renders)) + list(range(PROJECT_SEED, PROJECT_SEED + args.project_renders))
-    pool = render_pool(seeds, args.workers, Path(args.pool_cache) if args.pool_cache else None, stride, args.keys)
+    cache = Path(args.pool_cache) if args.pool_cache else None
+    pool = render_pool(seeds, args.workers, cache, stride, args.keys, args.projector)
     val_seeds = [VALIDATION_SEED + i for i in range(48)] + [VALIDATION_SEED + PROJECT_SEED + i for i in range(16)]
-    val_renders = [unpack(*p) for p in render_pool(val_seeds, args.workers, stride=stride, keys=args.keys)]
+    val_pool = render_pool(val_seeds, args.workers, stride=stride, keys=args.keys, projector=args.projector)
+    val_renders = [unpack(*p) for p in val_pool]
     print(f"{len(pool)} renders in {time.time() - t0:.0f} s")
     landscape = np.array([i for i, p in enumerate(pool) if p[0].shape[1] > p[0].shape[0]])
     portrait = np.array([i for i, p in enumerate(pool) if p[0].shape[1] < p[0].shape[0]])
@@ -452,6 +461,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--keys", action="store_true",
         help="renders hold a keyboard or a keypad now and then (grids of keys: not cards)",
+    )
+    ap.add_argument(
+        "--projector", action="store_true",
+        help="renders lit by a projector's rings, arcs and labels now and then (light on the table: not cards)",
     )
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--threads", type=int, default=2)

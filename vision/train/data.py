@@ -30,11 +30,11 @@ class Example:
 
 
 def render_example(
-    seed: int, size: tuple[int, int] = INPUT_SIZE, stride: int = 2, keys: bool = False
+    seed: int, size: tuple[int, int] = INPUT_SIZE, stride: int = 2, keys: bool = False, projector: bool = False
 ) -> Example:
     from vision.synthetic.randomised import training_sample
 
-    s = training_sample(seed, size, keys=keys)
+    s = training_sample(seed, size, keys=keys, projector=projector)
     return Example(s.image, targets_from_instances(s.instances, s.ignore, stride))
 
 
