@@ -187,7 +187,7 @@ def add_projector_light(
     for c in lit:
         card = shapely.Polygon(c)
         colour = PROJECTOR_COLOURS[int(rng.integers(len(PROJECTOR_COLOURS)))]
-        gap, width = rng.uniform(0.5, 6.0), rng.uniform(1.0, 6.0)
+        gap, width = rng.uniform(0.5, 8.0), rng.uniform(1.0, 12.0)  # (the referee's: 6 and 9 mm)
         ring = card.buffer(gap + width, join_style=join).difference(card.buffer(gap, join_style=join))
         fill(ring, colour, rng.uniform(0.6, 1.0))
         kind = rng.random()

@@ -66,7 +66,7 @@ MAX_TEXTURE_PX = 720  # a picture never needs more pixels than the camera gives 
 TABLE_BUDGET_PX = 160_000
 HIDDEN_IGNORE = 0.6  # a card hidden by more than this share of its in-frame area is not scored
 MIN_SCORED_PX = 12
-PROJECTOR_SHARE = 0.3  # of the frames drawn with `projector`, those lit by one
+PROJECTOR_SHARE = 0.4  # of the frames drawn with `projector`, those lit by one
 
 
 @dataclass
