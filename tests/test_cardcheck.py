@@ -85,7 +85,7 @@ def test_a_report_is_learnt_as_a_card_only_on_its_edges_and_as_none_only_off_eve
     assert label(card + [400, 0], [card], [deck]) == -1  # on what is not scored
 
 
-def test_the_detector_keeps_only_the_cards_its_check_passes_and_cv2_reads_the_check_as_torch_does(tmp_path):
+def test_the_detector_keeps_only_the_cards_its_check_passes_and_the_runtime_reads_the_check_as_torch_does(tmp_path):
     torch = pytest.importorskip("torch")
     from vision.cardcheck import CardCheck
     from vision.map_detector import MapCardDetector

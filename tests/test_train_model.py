@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 
-import cv2
 import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch", reason="pip install '.[train]'")
 
-from vision.cardmap import CardMap  # noqa: E402
+from vision.cardmap import CardMap, Weights  # noqa: E402
 from vision.train.__main__ import (  # noqa: E402
     _head_with_core,
     averaged,
@@ -38,20 +37,20 @@ def test_a_network_that_sees_the_whole_frame_starts_as_the_one_without_it():
         assert torch.equal(scene(x), plain(x))
 
 
-def test_a_scene_network_reads_alike_in_cv2_dnn_at_any_frame_size(tmp_path):
-    """The shipped weights run in cv2.dnn: the frame's mean features must export (as `export`
-    exports) and be added there as torch adds them, whatever the frame's shape."""
+def test_a_scene_network_reads_alike_in_the_runtime_at_any_frame_size(tmp_path):
+    """The shipped weights run in onnxruntime (`vision.cardmap.Weights`): the frame's mean
+    features must export (as `export` exports) and be added there as torch adds them, whatever
+    the frame's shape."""
     torch.manual_seed(2)
     net = CardMapNet(stride=2, scene=True).eval()
     for p in [*net.far.parameters(), *net.frame.parameters()]:
         p.data.normal_(0, 0.1)  # trained-looking: not the zeros it starts from
-    dnn = cv2.dnn.readNetFromONNX(str(to_onnx(net, tmp_path / "scene.onnx")))
+    runtime = Weights(to_onnx(net, tmp_path / "scene.onnx"), "no weights")
     for shape in ((96, 128), (160, 64)):
         x = torch.rand(2, 3, *shape) * 255
-        dnn.setInput(x.numpy())
         with torch.no_grad():
             want = net(x).numpy()
-        got = dnn.forward()
+        got = runtime.run(x.numpy())
         assert got.shape == want.shape == (2, 3, shape[0] // 2, shape[1] // 2)
         np.testing.assert_allclose(got, want, atol=1e-3)
 
@@ -76,7 +75,7 @@ def test_the_boundary_where_two_cards_meet_is_told_from_their_edges_against_the_
 
 def test_weights_without_the_core_start_a_network_that_marks_it_where_they_were(tmp_path):
     """`--init` from weights of two outputs: interior and boundary as they were, the core starting
-    as their interior; cv2.dnn's reading then carries the core."""
+    as their interior; the runtime's reading then carries the core."""
     torch.manual_seed(3)
     old = CardMapNet(stride=2, scene=True, outputs=2).eval()
     init = {"model": old.state_dict(), "stride": 2}
@@ -118,9 +117,7 @@ def test_the_exported_weights_are_the_moving_average_of_the_trained_ones(tmp_pat
     for k in ("down.0.0.weight", "down.0.1.running_mean"):
         assert not torch.allclose(weights[k], net.state_dict()[k])
     torch.save(state, tmp_path / "ck.pt")
-    dnn = cv2.dnn.readNetFromONNX(str(export(tmp_path / "ck.pt", tmp_path / "ema.onnx")))
-    dnn.setInput(x.numpy())
-    got = dnn.forward()
+    got = Weights(export(tmp_path / "ck.pt", tmp_path / "ema.onnx"), "no weights").run(x.numpy())
     twin = CardMapNet(widths=(4, 6, 8, 8, 8), stride=2, scene=True).eval()
     twin.load_state_dict(weights)
     with torch.no_grad():

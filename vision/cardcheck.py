@@ -38,8 +38,7 @@ class CardCheck(Weights):
         if not quads:
             return np.zeros(0, np.float32)
         blob = crops(image, reading, quads).astype(np.float32) / 255.0 - 0.5
-        self._net.setInput(blob)
-        logits = self._net.forward().reshape(-1)
+        logits = self.run(blob).reshape(-1)
         return (1.0 / (1.0 + np.exp(-logits))).astype(np.float32)
 
 
