@@ -152,9 +152,7 @@ class CardMap(Weights):
             logits = out[0]
         mh, mw = size[1] // self.stride, size[0] // self.stride
         p = 1.0 / (1.0 + np.exp(-logits[:, :mh, :mw]))
-        return CardMapReading(
-            p[0], p[1], scale=self.stride * max(h, w) / long_side, core=p[2] if len(p) > 2 else None
-        )
+        return CardMapReading(p[0], p[1], scale=self.stride * max(h, w) / long_side, core=p[2] if len(p) > 2 else None)
 
     def finer(self, image: np.ndarray, regions: list[CardRegion]) -> CardMapReading | None:
         """The frame read again `FINER` times as fine (up to the camera's own pixels), once,
@@ -182,9 +180,7 @@ def card_regions(reading: CardMapReading, min_area_px: float = 0.0) -> list[Card
     card's edge as the map places it."""
     card = reading.interior > 0.5
     min_map_area = max(4.0, min_area_px / reading.scale**2)
-    n, labels, stats, reach = _seeds(
-        (card & (reading.boundary < 0.5)).astype(np.uint8), reading, min_map_area
-    )
+    n, labels, stats, reach = _seeds((card & (reading.boundary < 0.5)).astype(np.uint8), reading, min_map_area)
     small = {i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] < 0.25 * min_map_area}
     if small:
         labels[np.isin(labels, list(small))] = 0  # specks of interior are no card's seed

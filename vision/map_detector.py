@@ -370,9 +370,7 @@ def _at_frame_edge(contour: np.ndarray, reading: CardMapReading) -> bool:
     return bool(m.min() < 1.5 or (m[:, 0] > w - 2.5).any() or (m[:, 1] > h - 2.5).any())
 
 
-def _held_to_map(
-    c: np.ndarray, outline: shapely.Geometry, reading: CardMapReading, cards: np.ndarray
-) -> bool:
+def _held_to_map(c: np.ndarray, outline: shapely.Geometry, reading: CardMapReading, cards: np.ndarray) -> bool:
     """Whether a card `c` (frame px) covers its region's `outline` and lies on what the map calls
     card (`cards`)."""
     if shapely.Polygon(c).intersection(outline).area < REGION_COVERED * outline.area:

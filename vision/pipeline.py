@@ -95,18 +95,16 @@ class FrameReader:
         return FrameReading(w, h, (time.perf_counter() - t0) * 1e3, tuple(cards), tuple(pawns))
 
 
-# Which detector "auto" takes, by whether the table is calibrated: the one that measured better in
-# that case (README, "Vision v2"). Without a calibration the learned map finds more of the cards
-# in real photos nobody tuned on (test split 80 % against 71 %) and far fewer false ones on
-# randomised renders; with one the rules still find more (project renders 100 % against 92 %).
+# Which detector "auto" takes, by whether the table is calibrated (README, "Vision v2"). Without a
+# calibration the learned map finds more of the cards in real photos nobody tuned on (test split
+# 86 % against 71 %) and far fewer false ones on randomised renders. With one - the referee's
+# camera - the rules stay: they find more of the project's own renders (100 % against 97.6 %),
+# and the map takes the projector's lit rings for cards' rims (tests/test_projector_light.py).
 AUTO = {"calibrated": "rules", "uncalibrated": "map"}
 
 
 def card_detector(
-    kind: str = "auto",
-    settings: DetectorSettings | None = None,
-    table: TableMap | None = None,
-    check: Path | None = None,
+    kind: str = "auto", settings: DetectorSettings | None = None, table: TableMap | None = None, check: Path | None = None
 ) -> CardDetector:
     """The card detector by name: "rules" (hand-written), "map" (the learned card map,
     `vision.map_detector`) or "auto" (see AUTO). All answer `detect(image)` alike. `check`: the

@@ -54,7 +54,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="auto",
         help="how cards are found: the learned card map (vision/models/cardmap.onnx; see its model "
         "card cardmap.json) or the hand-written rules; auto (default): the map without a "
-        "calibration, the rules with one (each measured the better there)",
+        "calibration, the rules with one (the referee's camera, under its projector's light)",
     )
     p.set_defaults(run=run)
 

@@ -24,7 +24,7 @@ def light_field(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
         cx, cy = rng.uniform(-1.2, 1.2, 2)
         f *= 1 - rng.uniform(0.1, 0.5) * np.clip(((xn - cx) ** 2 + (yn - cy) ** 2) / 4, 0, 1)
     f += rng.uniform(0, 0.15) * smooth_noise(rng, (h, w), (3, 4))
-    f *= 1 - rng.uniform(0, 0.35) * ((xn**2 + yn**2) / 2) ** 1.5 * (rng.random() < 0.6)
+    f *= 1 - rng.uniform(0, 0.35) * ((xn ** 2 + yn ** 2) / 2) ** 1.5 * (rng.random() < 0.6)
     return np.clip(f, 0.2, 2.0)
 
 
@@ -48,14 +48,8 @@ def add_glare(rng: np.random.Generator, img: np.ndarray) -> None:
         img[y0:y1, x0:x1] += blob[..., None] * np.array([1.0, 1.0, 1.0], np.float32)
 
 
-def add_sheen(
-    rng: np.random.Generator,
-    img: np.ndarray,
-    inst: np.ndarray,
-    k: int,
-    roi: tuple[int, int, int, int],
-    strength: float,
-) -> None:
+def add_sheen(rng: np.random.Generator, img: np.ndarray, inst: np.ndarray, k: int, roi: tuple[int, int, int, int],
+              strength: float) -> None:
     """A glossy band across one card (in place): a straight reflection, only where the card shows."""
     x0, y0, x1, y1 = roi
     if x1 - x0 < 2 or y1 - y0 < 2:
@@ -65,7 +59,7 @@ def add_sheen(
     px, py = rng.uniform(x0, x1), rng.uniform(y0, y1)
     d = (xs - px) * np.cos(a) + (ys - py) * np.sin(a)
     width = rng.uniform(0.05, 0.5) * max(x1 - x0, y1 - y0)
-    band = np.exp(-((d / width) ** 2)) * strength * rng.uniform(60, 300)
+    band = np.exp(-(d / width) ** 2) * strength * rng.uniform(60, 300)
     m = cv2.GaussianBlur((inst[y0:y1, x0:x1] == k).astype(np.float32), (3, 3), 0.6)
     img[y0:y1, x0:x1] += (band * m)[..., None]
 
@@ -119,9 +113,7 @@ def camera_effects(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
         # Luma noise per pixel, chroma noise blotchier (demosaicing spreads it): cheaper too.
         noise = rng.standard_normal((h, w, 1), dtype=np.float32)
         if rng.random() < 0.6:
-            chroma = rng.standard_normal(((h + 1) // 2, (w + 1) // 2, 3), dtype=np.float32) * rng.uniform(
-                0.3, 1.0
-            )
+            chroma = rng.standard_normal(((h + 1) // 2, (w + 1) // 2, 3), dtype=np.float32) * rng.uniform(0.3, 1.0)
             noise = noise + cv2.resize(chroma, (w, h), interpolation=cv2.INTER_LINEAR)
         shot = cv2.sqrt(cv2.max(img, 1.0) * (sigma * sigma / 128))  # brighter pixels: more photon noise
         img = img + noise * shot
