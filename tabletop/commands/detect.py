@@ -214,8 +214,8 @@ def _legend(out: np.ndarray, scale: float, t: int) -> None:
 
 
 def run_enroll(args: argparse.Namespace) -> int:
-    from vision.detector import CardDetector
     from vision.faces import FaceLibrary
+    from vision.pipeline import card_detector
     from vision.sources import IMAGE_SUFFIXES
 
     folder = Path(args.folder)
@@ -224,7 +224,8 @@ def run_enroll(args: argparse.Namespace) -> int:
     photos = sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
     if not photos:
         raise CommandError(f"{folder} holds no photos; put one photo per card in it, named after the card")
-    lib, det = FaceLibrary(), CardDetector()
+    # Photos without a calibration: the card is found as `tabletop detect` finds it there.
+    lib, det = FaceLibrary(), card_detector("auto")
     for p in photos:
         try:
             lib.enroll(p.stem, _load_image(str(p)), det)
