@@ -279,26 +279,20 @@ def _card_parts(mask: np.ndarray, min_area: float, overlapping: bool = False) ->
     parts = [sub == j for j in range(1, m) if st[j, cv2.CC_STAT_AREA] >= min_area]
     if len(parts) < 2:
         return None
-    boxes = [_least_box(p) for p in parts]
     sizes = [int(np.count_nonzero(p)) for p in parts]
-    for i, (box, box_area) in enumerate(boxes):
+    for i, part in enumerate(parts):
+        rect = cv2.minAreaRect(cv2.findNonZero(part.astype(np.uint8)))
         hidden = 0
         if overlapping:
-            others = [j for j in range(len(parts)) if j != i]
-            if any(np.count_nonzero(parts[j] & box) > 0.5 * sizes[j] for j in others):
+            box = np.zeros(part.shape, np.uint8)
+            cv2.fillConvexPoly(box, np.round(cv2.boxPoints(rect) * 16).astype(np.int32), 1, cv2.LINE_8, shift=4)
+            inside = [int(np.count_nonzero(parts[j] & box.astype(bool))) if j != i else 0 for j in range(len(parts))]
+            if any(n > 0.5 * sizes[j] for j, n in enumerate(inside)):
                 return None
-            hidden = sum(int(np.count_nonzero(parts[j] & box)) for j in others)
-        if sizes[i] < BOX_FILL * max(box_area - hidden, 1.0):
+            hidden = sum(inside)
+        if sizes[i] < BOX_FILL * max(rect[1][0] * rect[1][1] - hidden, 1.0):
             return None
     return parts
-
-
-def _least_box(mask: np.ndarray) -> tuple[np.ndarray, float]:
-    """The least box around a part: as a mask, and its area."""
-    rect = cv2.minAreaRect(cv2.findNonZero(mask.astype(np.uint8)))
-    box = np.zeros(mask.shape, np.uint8)
-    cv2.fillConvexPoly(box, np.round(cv2.boxPoints(rect) * 16).astype(np.int32), 1, cv2.LINE_8, shift=4)
-    return box.astype(bool), float(rect[1][0] * rect[1][1])
 
 
 def _outward(cnt: np.ndarray, d: float) -> np.ndarray:
