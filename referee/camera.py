@@ -27,6 +27,7 @@ import zmq
 from calibration import Calibration
 from referee.masterplan_camera import CameraFeed, SessionTarget, SetupNotFound, TableSetup, table_setup
 from referee.service import RefereeService
+from vision import projected
 from vision.incremental import IncrementalReader
 from vision.observation import FrameReading, Observation
 from vision.pawns import DEFAULT_COLORS, PawnColors
@@ -39,6 +40,8 @@ from vision.undistort import FrameMap
 log = logging.getLogger("tabletop.camera")
 
 Frame = tuple[int, float, np.ndarray]
+# For this long after the state changed both the projector's old and new pictures may be in a frame.
+LIGHT_CHANGE_S = 1.0
 
 
 class FrameVision:
@@ -89,6 +92,17 @@ class FrameVision:
                 )
             colors = PawnColors({c: DEFAULT_COLORS[c] for c in self.pawn_colors})
         self.reader = FrameReader(table, pawn_colors=colors)
+        self._frame_to_mm = h
+
+    def light(self, picture: np.ndarray) -> np.ndarray:
+        """Where the projector's `picture` (drawn at the calibrated projector size) lights the
+        frames this reads (their pixels, undistorted and scaled), grown by projected.GROW_MM."""
+        if not self.calibration.has_projector:
+            raise ValueError("the calibration has no projector step: run 'tabletop calibrate projector'")
+        to_projector = np.asarray(self.calibration.table_to_projector, np.float64) @ self._frame_to_mm
+        w, h = self.frame_map.size
+        mm_per_px = float(np.median(self.reader.table.mm_per_px(np.array([[w / 2, h / 2]]))))
+        return projected.projected_light(picture, to_projector, (w, h), projected.GROW_MM / mm_per_px)
 
     def read(self, image: np.ndarray) -> tuple[FrameReading, np.ndarray]:
         image = self.prepare(image)
@@ -106,17 +120,48 @@ class TableWatcher:
 
     Consecutive frames of one camera are read incrementally (`vision.incremental`): only where
     the picture changed and has come to rest, so a still table costs a few milliseconds a frame.
+
+    `projector`, when the referee drives one: the picture it shows for a public state (the CLI
+    gives `display.projector.render_projector`). `show(seq, state)` says the state published;
+    from then on its light is painted out of the frames before they are read
+    (`vision.projected`), with the light before it for LIGHT_CHANGE_S (the projector and the
+    camera lag behind the state).
     """
 
     def __init__(
-        self, calibration: Calibration, pawn_colors: Iterable[str] | None = None, scale: float = 1.0
+        self,
+        calibration: Calibration,
+        pawn_colors: Iterable[str] | None = None,
+        scale: float = 1.0,
+        projector: Callable[[dict[str, Any]], np.ndarray] | None = None,
     ) -> None:
         self.vision = FrameVision(calibration, pawn_colors, scale)
         self.reader = IncrementalReader(self.vision.reader, frame_map=self.vision.frame_map)
         self.tracker = Tracker()
+        self.projector = projector
+        self.shown: tuple[int, dict[str, Any]] | None = None  # the latest state published (seq, state)
+        self._drawn_seq: int | None = None
+        self._lit: np.ndarray | None = None
+        self._lit_before: np.ndarray | None = None
+        self._lit_since = -np.inf
+
+    def show(self, seq: int, state: dict[str, Any]) -> None:
+        """The referee published `state` (any thread: the picture is drawn in the camera's)."""
+        self.shown = (seq, state)
+
+    def lit(self, time_s: float) -> np.ndarray | None:
+        """Where the projector lights the frame taken at `time_s`, as far as the referee knows."""
+        shown = self.shown
+        if self.projector is not None and shown is not None and shown[0] != self._drawn_seq:
+            self._drawn_seq = shown[0]
+            self._lit_before, self._lit_since = self._lit, time_s
+            self._lit = self.vision.light(self.projector(shown[1]))
+        if self._lit_before is not None and time_s - self._lit_since < LIGHT_CHANGE_S:
+            return self._lit | self._lit_before
+        return self._lit
 
     def see(self, index: int, time_s: float, image: np.ndarray) -> Observation:
-        reading = self.reader.read(image, time_s)
+        reading = self.reader.read(image, time_s, self.lit(time_s))
         # The undistorted picture is made only when the reader looked at the table again.
         image = self.reader.image() if self.reader.looked_again else None
         return self.tracker.update(reading, image, index, time_s)

@@ -149,6 +149,9 @@ class RefereeService:
         self._joined: dict[bytes, _Joined] = {}
         self._clock = itertools.count()
         self.feeds: list[tuple[zmq.Socket, Callable[[zmq.Socket], None]]] = []
+        # Called with (seq, public state) each time the state is published, in the service's
+        # thread (the camera learns what the projector now lights).
+        self.state_listeners: list[Callable[[int, dict[str, Any]], None]] = []
 
     @property
     def session(self) -> GameSession:
@@ -319,6 +322,8 @@ class RefereeService:
     def publish_state(self) -> None:
         state = {"seq": self.session.seq, "state": self.session.public_state()}
         self.pub.send_multipart([TOPIC_STATE, encode(state)])
+        for listener in self.state_listeners:
+            listener(state["seq"], state["state"])
 
     def _send(self, identity: bytes, message: dict[str, Any]) -> bool:
         """Send to one connection; False when it is gone (its table entry can go too)."""

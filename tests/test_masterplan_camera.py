@@ -225,9 +225,10 @@ def test_camera_thread_feeds_the_service_and_survives_a_failure(tmp_path: Path) 
     import threading
     import time
 
-    from referee.camera import CameraThread, session_feed
+    from referee.camera import CameraThread
     from referee.client import StateMirror
     from referee.service import RefereeService
+    from tabletop.commands.referee_camera import Watch
     from vision.sources import SourceError
 
     t = Table(tmp_path)
@@ -237,9 +238,11 @@ def test_camera_thread_feeds_the_service_and_survives_a_failure(tmp_path: Path) 
     scenes = [Scene(cards=tuple(START), pawns=_pawns()), Scene(cards=(*START, NEW), pawns=_pawns())]
     opened = {"n": 0}
     first_frame = t.frame
+    watching = threading.Event()  # the subscriber below is listening
 
     def frames():
         opened["n"] += 1
+        watching.wait(30)
         if opened["n"] == 1:  # the camera shows the table once, then its cable comes out
             yield first_frame, first_frame * 0.5, renderer.render(scenes[0], seed=1).image
             raise SourceError("camera 0 stopped delivering frames: check its cable and power")
@@ -249,13 +252,13 @@ def test_camera_thread_feeds_the_service_and_survives_a_failure(tmp_path: Path) 
                 yield i, i * 0.5, renderer.render(scenes[1], seed=i).image
 
     service = RefereeService(t.session, "tcp://127.0.0.1:*", "tcp://127.0.0.1:*", heartbeat_s=0.2)
-    status = t.session.annotations.setdefault("camera", {})
     camera = CameraThread(frames, t.watcher, retry_s=0.1, max_retries=3)
-    camera.attach(service, session_feed(service, t.feed_setup), status)
+    watch = Watch(t.session, t.feed_setup, camera)  # as `tabletop referee --camera` wires it
+    watch.attach(service)
     serving = threading.Thread(target=service.serve, daemon=True)
     serving.start()
     mirror = StateMirror(service.router_endpoint, service.pub_endpoint)
-    camera.start()
+    watching.set()
     try:
         deadline = time.monotonic() + 90  # generous: a loaded shared machine renders slowly
         while time.monotonic() < deadline:
@@ -267,6 +270,8 @@ def test_camera_thread_feeds_the_service_and_survives_a_failure(tmp_path: Path) 
         mirror.resync()  # the state after that event (a snapshot)
         assert "stopped delivering" in mirror.state["camera"]["last_problem"] and opened["n"] >= 2
         assert mirror.state["table"][-1]["space"] == "S5"  # the game went on from where it was
+        # The camera heard each state published (what a projector would light).
+        assert t.watcher.shown is not None and t.watcher.shown[0] == mirror.seq
     finally:
         service.stop()
         serving.join(5)

@@ -62,6 +62,7 @@ class IncrementalReader:
         self._identity: FrameMap | None = None
         self._raw: np.ndarray | None = None  # the latest frame, as it came
         self._image: np.ndarray | None = None  # ... and as vision reads it, once needed
+        self._lit: np.ndarray | None = None  # ... where the projector lights it
         self.looked_again = False  # the latest frame was read
         self._reading: FrameReading | None = None
         self._ref: np.ndarray | None = None  # small copy of what the reading was made from
@@ -84,9 +85,10 @@ class IncrementalReader:
         return self._image
 
     # ------------------------------------------------------------------------------------------
-    def read(self, image: np.ndarray, time_s: float | None = None) -> FrameReading:
+    def read(self, image: np.ndarray, time_s: float | None = None, lit: np.ndarray | None = None) -> FrameReading:
         """The reading of camera frame `image`; `time_s` is when it was taken (default: frames
-        `stream_fps` apart)."""
+        `stream_fps` apart); `lit`: where the referee's projector lights it, in the pixels of
+        `image()` (`FrameReader.read`)."""
         t0 = time.perf_counter()
         s = self.settings
         if time_s is None:
@@ -98,6 +100,7 @@ class IncrementalReader:
         fmap = self._map(image)
         fmap.check(image)
         self._raw, self._image, self.looked_again = image, None, False
+        self._lit = lit
         self.frames += 1
         small = fmap.small(image, s.small_long_side)
         check_image(small)  # a covered lens or a dead camera says so, as a whole read would
@@ -133,7 +136,7 @@ class IncrementalReader:
         return self._identity
 
     def _read_whole(self, small: np.ndarray, time_s: float, t0: float) -> FrameReading:
-        self._reading = self.reader.read_checked(self.image())
+        self._reading = self.reader.read_checked(self.image(), self._lit)
         self._prev, self._prev_t = small, time_s
         self._frames_since_full = 0
         self.looked_again = True

@@ -55,6 +55,11 @@ SIZE_SURE = 0.015
 # to pass may have run along a neighbour's edge or a printed frame); one agreeing this well ends
 # the search.
 AGREES = 0.9
+# A placed side with both corners within this many px of one border of the frame is the frame's
+# edge, not the card's: that card runs off the frame, and `CardDetector.place_cut` completes it
+# (a card cut by the frame's bottom on wood was placed at its size between the frame's edge and a
+# line of the grain, 20 px off).
+FRAME_BORDER_PX = 2.0
 # Two reports of one card (two regions of one card split by a printed line) overlap this much.
 SAME_CARD_IOU = 0.5
 # A card of the first reading overlapping a card of the finer one by this share of the smaller is
@@ -219,7 +224,9 @@ class MapCardDetector:
         for reach in _reaches(reading):
             for q, outline in tries:
                 for placed in self.placer.place(image, q, reach):
-                    if not _held_to_map(placed.corners_px, outline, reading, cards):
+                    if _on_frame_border(placed.corners_px, image.shape) or not _held_to_map(
+                        placed.corners_px, outline, reading, cards
+                    ):
                         continue
                     off = self._size_error(self.table.to_mm(placed.corners_px))
                     if off < best_off:
@@ -368,6 +375,14 @@ def _at_frame_edge(contour: np.ndarray, reading: CardMapReading) -> bool:
     m = reading.to_map(contour)
     h, w = reading.interior.shape
     return bool(m.min() < 1.5 or (m[:, 0] > w - 2.5).any() or (m[:, 1] > h - 2.5).any())
+
+
+def _on_frame_border(c: np.ndarray, shape: tuple[int, ...]) -> bool:
+    """Whether a side of quad `c` (frame px) runs along a border of a frame of `shape`."""
+    h, w = shape[:2]
+    x, y = c[:, 0], c[:, 1]
+    near = np.stack([x < FRAME_BORDER_PX, y < FRAME_BORDER_PX, x > w - 1 - FRAME_BORDER_PX, y > h - 1 - FRAME_BORDER_PX])
+    return bool((near & np.roll(near, -1, axis=1)).any())
 
 
 def _held_to_map(c: np.ndarray, outline: shapely.Geometry, reading: CardMapReading, cards: np.ndarray) -> bool:

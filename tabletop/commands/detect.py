@@ -53,8 +53,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         choices=("auto", "rules", "map"),
         default="auto",
         help="how cards are found: the learned card map (vision/models/cardmap.onnx; see its model "
-        "card cardmap.json) or the hand-written rules; auto (default): the map without a "
-        "calibration, the rules with one (the referee's camera, under its projector's light)",
+        "card cardmap.json) or the hand-written rules (still placing every card of the project's own "
+        "renders); auto (default): the map",
     )
     p.set_defaults(run=run)
 

@@ -11,9 +11,11 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from itertools import count
 
 from calibration import CalibrationError, load_calibration
+from display.projector import render_projector
 from referee.camera import CameraThread, Frame, TableWatcher, session_feed, wait_for_setup
 from referee.games import GAMES, SetupError
 from referee.masterplan_camera import TableSetup
@@ -37,6 +39,7 @@ class Watch:
     def attach(self, service: RefereeService) -> None:
         status = self.session.annotations.setdefault("camera", {"state": "watching"})
         self.thread.attach(service, session_feed(service, self.setup), status)
+        service.state_listeners.append(self.thread.watcher.show)
         self.thread.start()
 
     def stop(self) -> None:
@@ -84,7 +87,10 @@ def start_watching(
         raise CommandError(str(exc)) from None
     open_frames = _renumbered(source)
     colors_given = parse_pawns(args.pawns, None)
-    watcher = TableWatcher(cal, pawn_colors=list(colors_given) if colors_given else None)
+    # With a projector the referee knows what it lights: the camera paints that light out of
+    # each frame before reading it (vision.projected).
+    projector = partial(render_projector, calibration=cal) if cal.has_projector and cal.projector_size else None
+    watcher = TableWatcher(cal, pawn_colors=list(colors_given) if colors_given else None, projector=projector)
     if args.resume:
         session = GameSession.resume(store)
         setup = TableSetup({}, [], {}, dict(colors_given or {}))  # cards are found again by position
