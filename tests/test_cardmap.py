@@ -17,7 +17,7 @@ from bench.vision import POSE
 from vision import cardmap, map_detector
 from vision.cardmap import CardMap, card_regions, default_map
 from vision.map_detector import MapCardDetector
-from vision.synthetic import Camera, Renderer, random_conditions, random_scene
+from vision.synthetic import PRESETS, Camera, Card, Renderer, Scene, random_conditions, random_scene
 from vision.synthetic.randomised import training_sample
 from vision.table import TableMap
 from vision.train.data import PHOTOS, labelled_photos
@@ -206,3 +206,18 @@ def test_a_card_partly_under_another_is_its_own_region_and_placed_whole():
     found = MapCardDetector(table=TableMap.from_homography(cam.image_to_table)).detect(frame.image)
     # (the hidden corner is drawn from the seen parts of its two sides: within a few px)
     assert _match_px(truth, [c.corners_px for c in found], 4.0) == 2
+
+
+def test_a_card_showing_three_corners_is_completed_beyond_the_frame():
+    # Off the frame's right edge, 63 % in view: the two sides to the hidden corner show 6 % and
+    # 15 % of their length, too little for the map (a map pixel is 6 px here), whose outline cuts
+    # the corner off along the frame's edge. With a calibration the card is completed at its size.
+    cam = Camera.for_resolution("1080p", pose=POSE)
+    card = Card(1, "Rocket Boots", (1085.0, 300.0), 140.0, False)
+    frame = Renderer(cam, PRESETS["wood"]).render(Scene(cards=(card,)), 3)
+    (truth,) = frame.truth["cards"]
+    t = np.asarray(truth["corners_px"])
+    assert sum(not (0 <= x < cam.width and 0 <= y < cam.height) for x, y in t) == 1
+    found = [c.corners_px for c in MapCardDetector(table=TableMap.from_homography(cam.image_to_table)).detect(frame.image)]
+    assert len(found) == 1
+    assert min(np.abs(np.roll(found[0], r, axis=0) - t).max() for r in range(4)) < 3.0

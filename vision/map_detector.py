@@ -173,7 +173,7 @@ class MapCardDetector:
                 found.append(c)
             elif _at_frame_edge(region.contour, reading):
                 if self.placer is not None:
-                    cut += rough
+                    cut += rough + _beyond_frame_quads(rough, reading, image.shape)
             elif self.placer is None and not contradicted:
                 c = _outlined(region, outline, rough, reading)
                 if c is not None:
@@ -368,6 +368,23 @@ def _side_lines(contour: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndar
         points.append((x0, y0))
         directions.append((vx, vy))
     return np.array(points, np.float64), np.array(directions, np.float64)
+
+
+def _beyond_frame_quads(rough: list[np.ndarray], reading: CardMapReading, shape: tuple[int, ...]) -> list[np.ndarray]:
+    """Rough quads (frame px) of a card showing three corners, its fourth beyond the frame: a
+    rough quad with one corner on the frame's edge, moved to where the other three put it (a
+    parallelogram's). The map is too coarse to show the two short stretches of side running
+    to the hidden corner: its outline cuts that corner off along the frame's edge."""
+    h, w = shape[:2]
+    near = 2.5 * reading.scale  # the map's outline keeps about a map pixel off the frame's edge
+    out = []
+    for q in rough:
+        inside = np.minimum.reduce([q[:, 0], q[:, 1], w - 1 - q[:, 0], h - 1 - q[:, 1]])
+        k = int(np.argmin(inside))  # the corner nearest the frame's edge
+        p = q[k - 1] + q[(k + 1) % 4] - q[(k + 2) % 4]
+        if inside[k] < near and min(p[0], p[1], w - 1 - p[0], h - 1 - p[1]) < -near:
+            out.append(np.concatenate([q[:k], [p], q[k + 1 :]]))
+    return out
 
 
 def _at_frame_edge(contour: np.ndarray, reading: CardMapReading) -> bool:
