@@ -64,6 +64,37 @@ def frame_truth(sample, calibrated: bool = False) -> tuple[list[np.ndarray], lis
     return counted, ignore, small
 
 
+# With a calibration a card running off the frame is completed by its size: such cards are
+# scored apart when at least this share of them is in view and nothing lies on them.
+CUT_IN_VIEW = 0.5
+
+
+def cut_cards(sample: TrainingSample) -> list[np.ndarray]:
+    """The deck's cards running off the frame (whole quads, corners beyond it) with at least
+    CUT_IN_VIEW of them in view and nothing on them, no smaller than the map is made to find."""
+    w, h = SIZE
+    frame = shapely.box(-0.5, -0.5, w - 0.5, h - 0.5)
+    out = []
+    for k, q in enumerate(sample.quads):
+        if sample.quad_sizes_mm[k] != sample.card_size_mm or sample.seen[k] < 0.95:
+            continue
+        card = shapely.Polygon(q)
+        share = card.intersection(frame).area / card.area
+        if CUT_IN_VIEW <= share < 0.999 and side_lengths(q)[0] >= SMALLEST_CARD * w:
+            out.append(q)
+    return out
+
+
+def placed_whole(card: np.ndarray, found: list[np.ndarray], tol: float = 0.05) -> bool:
+    """Whether a detection puts each of the card's four corners, those beyond the frame too,
+    within `tol` of its short side (a card completed, not just the part in view)."""
+    short = side_lengths(card)[0]
+    return any(
+        min(np.linalg.norm(np.roll(np.asarray(f), r, axis=0) - card, axis=1).max() for r in range(4)) < tol * short
+        for f in found
+    )
+
+
 def calibrated_detector(kind: str, sample: TrainingSample):
     """`detect(image) -> [4 x 2 corners]` with the sample's exact calibration."""
     size = sample.card_size_mm
@@ -81,6 +112,7 @@ def run(
     by_layout: dict[str, list[bool]] = {}
     by_table: dict[str, Score] = {}
     bent = 0
+    cut_found, cut_cards_seen = 0, 0
     for s in range(seed, seed + frames):
         sample = training_sample(s, SIZE, keys=keys)
         if calibrated:
@@ -95,6 +127,10 @@ def run(
         b = baseline_detect(sample.image, (max(SIZE) / 70) ** 2)
         t2 = time.perf_counter()
         so, sb = score_photo(cards, ignore, got), score_photo(cards, ignore, b)
+        if calibrated:
+            cut = cut_cards(sample)
+            cut_cards_seen += len(cut)
+            cut_found += sum(placed_whole(q, got) for q in cut)
         so.ms, sb.ms = (t1 - t0) * 1e3, (t2 - t1) * 1e3
         for kind, (_, found) in zip(card_layouts(cards, sample.quads), so.by_size):
             by_layout.setdefault(kind, []).append(found)
@@ -114,6 +150,9 @@ def run(
     out(f"{detector} recall / precision by table: {by_surface(by_table)}")
     if ours.misses:
         out(f"{detector} misses by what the map's regions did: {misses_line(ours.misses)}")
+    if calibrated:
+        out(f"{detector}: of {cut_cards_seen} cards running off the frame ({100 * CUT_IN_VIEW:.0f} % or more in view,"
+            f" not scored above) {cut_found} placed whole (every corner within 5 % of the short side)")
     out(f"   and of {tiny.cards} cards smaller than it is made to find (short side < {SMALLEST_CARD * SIZE[0]:.0f} px,"
         f" not scored above): {tiny.found}")
     return ours, base
