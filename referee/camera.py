@@ -155,10 +155,17 @@ class TableWatcher:
         if self.projector is not None and shown is not None and shown[0] != self._drawn_seq:
             self._drawn_seq = shown[0]
             self._lit_before, self._lit_since = self._lit, time_s
-            self._lit = self.vision.light(self.projector(shown[1]))
-        if self._lit_before is not None and time_s - self._lit_since < LIGHT_CHANGE_S:
-            return self._lit | self._lit_before
-        return self._lit
+            try:
+                self._lit = self.vision.light(self.projector(shown[1]))
+            except Exception:  # a picture it cannot draw must not stop the camera
+                log.exception(
+                    "could not draw the projector's picture of state %d: the camera reads the frames "
+                    "with that light in them", shown[0]
+                )
+                self._lit = None
+        recent = self._lit_before if time_s - self._lit_since < LIGHT_CHANGE_S else None
+        masks = [m for m in (self._lit, recent) if m is not None]
+        return masks[0] if len(masks) == 1 else (masks[0] | masks[1]) if masks else None
 
     def see(self, index: int, time_s: float, image: np.ndarray) -> Observation:
         reading = self.reader.read(image, time_s, self.lit(time_s))

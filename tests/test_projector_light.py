@@ -116,3 +116,8 @@ def test_the_camera_paints_out_the_light_of_each_state_the_referee_publishes():
     plain = TableWatcher(cal)
     plain.show(7, state)
     assert plain.lit(0.0) is None
+    # A picture that cannot be drawn leaves the frames as they are (and says so in the log).
+    watcher.projector = lambda s: render_projector({**s, "table": None}, cal)
+    watcher.show(9, state)
+    assert not watcher.lit(5.0).any()  # (for a moment, the picture before: nothing lit)
+    assert watcher.lit(5.0 + LIGHT_CHANGE_S) is None

@@ -7,7 +7,9 @@ for index, time_s, image in open_source("0"):                  # webcam 0, a vid
 
 A live camera at frame rate: `stream = IncrementalReader(reader)`; `stream.read(image, time_s)`
 reads a frame again only after the table changed and came to rest (`stream.looked_again`; pass
-`stream.image() if stream.looked_again else None` to the tracker).
+`stream.image() if stream.looked_again else None` to the tracker). Under the referee's own
+projector, pass where it lights (`vision.projected.projected_light`) as `read(image, lit)`: that
+light is painted out of the frame before anything is read.
 """
 
 from vision.detector import CardDetector, DetectorSettings
