@@ -60,6 +60,12 @@ AGREES = 0.9
 # (a card cut by the frame's bottom on wood was placed at its size between the frame's edge and a
 # line of the grain, 20 px off).
 FRAME_BORDER_PX = 2.0
+# With a calibration, where the rules' placement finds no card in a region, the map's own edge fit
+# (as without one) stands if it is the card's size to within this: a small card's fit is off by a
+# px or two, 5-10 % of a card 40 px across, while the placement asks for its size to 6 %.
+# Calibrated diagnostic renders (62e6 / 64e6): 45.4 % / 100 % and 52.7 % / 100 % -> 64.4 % / 96.3 %
+# and 57.1 % / 98.1 % (0.08: 54.0 / 97.8 and 56.0 / 100; 0.2: 63.8 / 90.4 and 59.3 / 94.7).
+FIT_SIZE_TOLERANCE = 0.12
 # Two reports of one card (two regions of one card split by a printed line) overlap this much.
 SAME_CARD_IOU = 0.5
 # A card of the first reading overlapping a card of the finer one by this share of the smaller is
@@ -195,19 +201,30 @@ class MapCardDetector:
         the map there (four clean sides that do not keep to its outline: the map took something
         else for a card, or outlined it wrongly)."""
         if self.placer is not None:
-            return self._placed(image, tries, reading, cards), False
-        best, best_iou, contradicted = None, 0.0, False
+            placed = self._placed(image, tries, reading, cards)
+            if placed is not None:
+                return placed, False
+        best, best_outline, best_iou, contradicted = None, None, 0.0, False
         for reach in _reaches(reading):
             for q, outline in tries:
                 c, clean = self._fitted(image, q, reach, region, outline, reading, cards, off_cards)
                 if c is None:
                     contradicted |= clean
                     continue
+                if self.placer is not None and self._size_error(self.table.to_mm(c.corners_px)) > FIT_SIZE_TOLERANCE:
+                    continue  # with a calibration the fit must also be about the card's size
                 agree = _iou(shapely.Polygon(c.corners_px), outline)
                 if agree > best_iou:
-                    best, best_iou = c, agree
+                    best, best_outline, best_iou = c, outline, agree
                 if best_iou >= AGREES:
-                    return best, False
+                    break
+            if best_iou >= AGREES:
+                break
+        if best is not None and self.placer is not None:
+            # Placed again from the fit, closer than the map's outline: at the card's size if so.
+            again = self._placed(image, [(best.corners_px, best_outline)], reading, cards)
+            if again is not None and self._size_error(self.table.to_mm(again.corners_px)) <= self.settings.size_tolerance:
+                best = again
         return best, contradicted
 
     def _placed(

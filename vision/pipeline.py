@@ -103,10 +103,10 @@ class FrameReader:
 # without. Without a calibration it finds more of the cards in real photos nobody tuned on
 # (test split 86 % against 71 %) and far fewer false ones on randomised renders; with one - the
 # referee's camera - it finds more of the randomised renders' cards than the rules (diagnostic
-# seeds 62e6 / 64e6: 45 % / 53 % against 42 % / 53 %; none false against 1 % / 14 %), now that
+# seeds 62e6 / 64e6: 64 % / 57 % against 42 % / 53 %; 4 % / 2 % false against 1 % / 14 %), now that
 # the referee's own projector light is painted out of each frame first (`vision.projected`):
 # the map took a lit ring round a dark card for the card's white rim. The rules (`"rules"`)
-# still place every card of the project's own renders (the map 97.6 %).
+# still place every card of the project's own renders (the map 98.8 %).
 AUTO = "map"
 
 
