@@ -28,7 +28,7 @@ import numpy as np
 import shapely
 
 from bench.baseline import baseline_detect
-from bench.labelled_photos import Score, corners_of, map_misses, misses_line, score_photo
+from bench.labelled_photos import Score, corner_errors, corners_of, map_misses, misses_line, score_photo
 from vision.cardmap import SMALLEST_CARD
 from vision.detector import DetectorSettings, side_lengths
 from vision.pipeline import card_detector
@@ -89,10 +89,7 @@ def placed_whole(card: np.ndarray, found: list[np.ndarray], tol: float = 0.05) -
     """Whether a detection puts each of the card's four corners, those beyond the frame too,
     within `tol` of its short side (a card completed, not just the part in view)."""
     short = side_lengths(card)[0]
-    return any(
-        min(np.linalg.norm(np.roll(np.asarray(f), r, axis=0) - card, axis=1).max() for r in range(4)) < tol * short
-        for f in found
-    )
+    return any(max(corner_errors(card, np.asarray(f))) < tol * short for f in found)
 
 
 def calibrated_detector(kind: str, sample: TrainingSample):
