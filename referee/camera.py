@@ -141,8 +141,8 @@ class TableWatcher:
         self.projector = projector
         self.shown: tuple[int, dict[str, Any]] | None = None  # the latest state published (seq, state)
         self._drawn_seq: int | None = None
-        self._lit: np.ndarray | None = None
-        self._lit_before: np.ndarray | None = None
+        self._lit: np.ndarray | None = None  # the light of the latest state
+        self._lit_changing: np.ndarray | None = None  # ... with the light before it
         self._lit_since = -np.inf
 
     def show(self, seq: int, state: dict[str, Any]) -> None:
@@ -153,8 +153,7 @@ class TableWatcher:
         """Where the projector lights the frame taken at `time_s`, as far as the referee knows."""
         shown = self.shown
         if self.projector is not None and shown is not None and shown[0] != self._drawn_seq:
-            self._drawn_seq = shown[0]
-            self._lit_before, self._lit_since = self._lit, time_s
+            self._drawn_seq, self._lit_since, before = shown[0], time_s, self._lit
             try:
                 self._lit = self.vision.light(self.projector(shown[1]))
             except Exception:  # a picture it cannot draw must not stop the camera
@@ -163,9 +162,10 @@ class TableWatcher:
                     "with that light in them", shown[0]
                 )
                 self._lit = None
-        recent = self._lit_before if time_s - self._lit_since < LIGHT_CHANGE_S else None
-        masks = [m for m in (self._lit, recent) if m is not None]
-        return masks[0] if len(masks) == 1 else (masks[0] | masks[1]) if masks else None
+            masks = [m for m in (self._lit, before) if m is not None]
+            # (once per change, not per frame)
+            self._lit_changing = masks[0] | masks[-1] if masks else None
+        return self._lit_changing if time_s - self._lit_since < LIGHT_CHANGE_S else self._lit
 
     def see(self, index: int, time_s: float, image: np.ndarray) -> Observation:
         reading = self.reader.read(image, time_s, self.lit(time_s))

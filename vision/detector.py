@@ -395,7 +395,7 @@ class CardDetector:
                         or not lo_aspect < _rectified_aspect(q, small.shape) < hi_aspect
                     ):
                         # The part in view of a card running off the frame has any shape.
-                        if self.table is not None and _frame_side(qf, image.shape, 3.0 * scale + 3.0):
+                        if self.table is not None and frame_side(qf, image.shape, 3.0 * scale + 3.0):
                             cut_quads.append(qf)
                         continue
                     # The same card from another map: its corners agree to a few px and its
@@ -506,7 +506,7 @@ class CardDetector:
             short > 0.3 * es
             and long < 1.1 * el
             and 0.3 * es * el < abs(_poly_area(q)) < 1.05 * es * el
-            and _frame_side(q, shape, 3.0 * scale + 3.0)
+            and frame_side(q, shape, 3.0 * scale + 3.0)
         )
 
     def _edge_hulls_off_frame(
@@ -962,7 +962,7 @@ class CardDetector:
         floor beyond the table's edge), whose steps rival a card's edge there: its fit is no
         measurement. A card running off the frame is left to `_cut_by_frame`."""
         near = 3.0 * max(1.0, max(shape[:2]) / WORK_LONG_SIDE) + 3.0  # as in `_cut_by_frame`
-        side = _frame_side(fit.corners, shape, near)
+        side = frame_side(fit.corners, shape, near)
         if side is None:
             return None
         k = side[0]
@@ -1514,7 +1514,7 @@ class CardDetector:
         # Around all the cards found by now (see `_table_around`).
         table = _table_around(cards, self._table_colour, lambda c: self._outside_colours(image, c))
         for rough in quads:
-            side = _frame_side(rough, image.shape, near)
+            side = frame_side(rough, image.shape, near)
             if side is not None:
                 ways = [(rough, side)]
             elif _hidden_corner(rough, image.shape, near) is not None:
@@ -2455,7 +2455,7 @@ def _blobs_under(blobs: list[np.ndarray], corners_px: np.ndarray, scale: float) 
     return out
 
 
-def _frame_side(q: np.ndarray, shape: tuple[int, ...], near: float) -> tuple[int, int, float] | None:
+def frame_side(q: np.ndarray, shape: tuple[int, ...], near: float) -> tuple[int, int, float] | None:
     """(side index, axis, coordinate) of a side of the quad q (full-size px) lying on the frame's
     edge, within `near` px; None if no side does."""
     h, w = shape[:2]

@@ -23,6 +23,7 @@ from vision.detector import (
     DetectorSettings,
     as_bgr,
     corner_order,
+    frame_side,
     order_corners,
     side_lengths,
 )
@@ -55,10 +56,10 @@ SIZE_SURE = 0.015
 # to pass may have run along a neighbour's edge or a printed frame); one agreeing this well ends
 # the search.
 AGREES = 0.9
-# A placed side with both corners within this many px of one border of the frame is the frame's
-# edge, not the card's: that card runs off the frame, and `CardDetector.place_cut` completes it
-# (a card cut by the frame's bottom on wood was placed at its size between the frame's edge and a
-# line of the grain, 20 px off).
+# A placed side with both corners within this many px of one border of the frame (or beyond
+# it; `detector.frame_side`) is the frame's edge, not the card's: that card runs off the frame,
+# and `CardDetector.place_cut` completes it (a card cut by the frame's bottom on wood was placed
+# at its size between the frame's edge and a line of the grain, 20 px off).
 FRAME_BORDER_PX = 2.0
 # With a calibration, where the rules' placement finds no card in a region, the map's own edge fit
 # (as without one) stands if it is the card's size to within this: a small card's fit is off by a
@@ -241,7 +242,7 @@ class MapCardDetector:
         for reach in _reaches(reading):
             for q, outline in tries:
                 for placed in self.placer.place(image, q, reach):
-                    if _on_frame_border(placed.corners_px, image.shape) or not _held_to_map(
+                    if frame_side(placed.corners_px, image.shape, FRAME_BORDER_PX) is not None or not _held_to_map(
                         placed.corners_px, outline, reading, cards
                     ):
                         continue
@@ -409,14 +410,6 @@ def _at_frame_edge(contour: np.ndarray, reading: CardMapReading) -> bool:
     m = reading.to_map(contour)
     h, w = reading.interior.shape
     return bool(m.min() < 1.5 or (m[:, 0] > w - 2.5).any() or (m[:, 1] > h - 2.5).any())
-
-
-def _on_frame_border(c: np.ndarray, shape: tuple[int, ...]) -> bool:
-    """Whether a side of quad `c` (frame px) runs along a border of a frame of `shape`."""
-    h, w = shape[:2]
-    x, y = c[:, 0], c[:, 1]
-    near = np.stack([x < FRAME_BORDER_PX, y < FRAME_BORDER_PX, x > w - 1 - FRAME_BORDER_PX, y > h - 1 - FRAME_BORDER_PX])
-    return bool((near & np.roll(near, -1, axis=1)).any())
 
 
 def _held_to_map(c: np.ndarray, outline: shapely.Geometry, reading: CardMapReading, cards: np.ndarray) -> bool:
