@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import socket
 import statistics
 import time
@@ -29,15 +30,31 @@ def ms(seconds: float) -> str:
 
 
 def free_port_pair() -> int:
-    """A port p with p and p + 1 free (the CLI finds updates on the command port + 1)."""
+    """A port p with p and p + 1 free (the CLI finds updates on the command port + 1).
+
+    Drawn below the kernel's ephemeral range: a port the kernel handed out (bind to 0) can be
+    taken by any outgoing connection (another test's client, a browser) before the referee binds
+    it, which made a test fail with "port already in use" once in many runs.
+    """
+    low = 20000
+    high = max(_ephemeral_low() - 2, low + 1000)
+    draw = random.SystemRandom()  # not a game's random choice: only needs to differ between workers
     for _ in range(200):
-        with socket.socket() as a:
-            a.bind(("127.0.0.1", 0))
-            port = a.getsockname()[1]
-            with socket.socket() as b:
-                try:
-                    b.bind(("127.0.0.1", port + 1))
-                except OSError:
-                    continue
-            return port
+        port = draw.randrange(low, high)
+        try:
+            with socket.socket() as a, socket.socket() as b:
+                a.bind(("127.0.0.1", port))
+                b.bind(("127.0.0.1", port + 1))
+        except OSError:
+            continue
+        return port
     raise RuntimeError("no two consecutive free ports on loopback")
+
+
+def _ephemeral_low() -> int:
+    """The first port of the kernel's ephemeral range (Linux; 32768 where it cannot be read)."""
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
