@@ -158,3 +158,36 @@ def test_a_pool_cache_is_reused_only_while_it_holds_the_renderers_frames(tmp_pat
         again = render_pool([1, 2], workers=1, cache=cache)
         assert np.array_equal(again[0][0], drawn[0][0]) and np.array_equal(again[1][0], drawn[1][0])
         assert np.array_equal(again[0][1], drawn[0][1])
+
+
+def test_the_text_detector_network_starts_from_the_detector_and_runs_in_the_runtime(tmp_path):
+    """`--backbone pp-ocrv4-det`: its layers are PP-OCRv4's text detector's own (the detector's
+    ONNX, run as the wheel ships it, gives the same features where the new head takes them), and
+    it exports for the runtime at any frame size, with half-resolution logits as the U-Net's."""
+    onnx = pytest.importorskip("onnx")
+    onnxruntime = pytest.importorskip("onnxruntime")
+    from vision.train.model import TEXT_DETECTOR_MEAN, TEXT_DETECTOR_STD, network, text_detector_path
+
+    net = network("pp-ocrv4-det").eval()
+    detector = onnx.load(text_detector_path())
+    last_relu = [n for n in detector.graph.node if n.op_type == "Relu"][-1].output[0]
+    detector.graph.output.append(onnx.helper.make_tensor_value_info(last_relu, onnx.TensorProto.FLOAT, None))
+    session = onnxruntime.InferenceSession(detector.SerializeToString(), providers=["CPUExecutionProvider"])
+    x = torch.rand(1, 3, 96, 128) * 255
+    # The detector's own input: BGR scaled to 0..1 and normalised by ImageNet's figures.
+    mean = torch.tensor(TEXT_DETECTOR_MEAN).view(1, 3, 1, 1)
+    std = torch.tensor(TEXT_DETECTOR_STD).view(1, 3, 1, 1)
+    want = session.run([last_relu], {session.get_inputs()[0].name: ((x / 255 - mean) / std).numpy()})[0]
+    with torch.no_grad():
+        got = net.body((x - net.mean) * net.scale).numpy()
+    assert got.shape == want.shape == (1, net.head.in_channels, 48, 64)
+    np.testing.assert_allclose(got, want, atol=1e-3)
+
+    runtime = Weights(to_onnx(net, tmp_path / "text.onnx"), "no weights")
+    for shape in ((96, 128), (160, 64)):
+        x = torch.rand(2, 3, *shape) * 255
+        with torch.no_grad():
+            want = net(x).numpy()
+        got = runtime.run(x.numpy())
+        assert got.shape == want.shape == (2, 3, shape[0] // 2, shape[1] // 2)
+        np.testing.assert_allclose(got, want, atol=1e-3)

@@ -38,7 +38,7 @@ from vision.train.data import (
     render_example,
     unpack,
 )
-from vision.train.model import OUTPUTS, WIDTHS, CardMapNet
+from vision.train.model import OUTPUTS, TEXT_DETECTOR, TEXT_DETECTOR_FILE, WIDTHS, network
 from vision.train.sampling import HardSampler
 from vision.train.splits import load as load_splits
 
@@ -133,7 +133,7 @@ def map_loss(logits: torch.Tensor, y: torch.Tensor, shared_weight: float = 0.0) 
 
 
 @torch.no_grad()
-def map_scores(model: CardMapNet, examples: list[Example]) -> dict[str, float]:
+def map_scores(model: torch.nn.Module, examples: list[Example]) -> dict[str, float]:
     """Interior IoU and boundary F1 at 0.5 over the scored pixels of `examples` (and core IoU, for
     a network that marks it)."""
     model.eval()
@@ -173,7 +173,7 @@ def export(checkpoint: Path, out: Path = MODEL) -> Path:
     return out
 
 
-def to_onnx(model: CardMapNet, out: Path) -> Path:
+def to_onnx(model: torch.nn.Module, out: Path) -> Path:
     """The network as ONNX for cv2.dnn, taking frames of any size (multiples of 32)."""
     model.eval()
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -191,7 +191,7 @@ def to_onnx(model: CardMapNet, out: Path) -> Path:
     return out
 
 
-def averaged(model: CardMapNet) -> torch.optim.swa_utils.AveragedModel:
+def averaged(model: torch.nn.Module) -> torch.optim.swa_utils.AveragedModel:
     """The moving average (`EMA_DECAY`) of `model`'s weights and batch-norm statistics, updated by
     `update_parameters(model)` after each step; torch's own, not a hand-written copy loop."""
     swa = torch.optim.swa_utils
@@ -239,8 +239,13 @@ def write_card(state: dict, path: Path) -> None:
         "version": version,
         "input_long_side": sides[-1],
         "output_stride": stride,
-        "network": f"U-Net, widths {list(state['widths'])}"
-        + (", with the whole frame's context at its coarsest level" if state.get("scene") else "")
+        "network": (
+            f"PP-OCRv4's text detector (PaddleOCR, Apache-2.0; rapidocr-onnxruntime's {TEXT_DETECTOR_FILE[1]}) "
+            "to its head's half-resolution features, then a 1 x 1 convolution"
+            if state.get("backbone") == TEXT_DETECTOR
+            else f"U-Net, widths {list(state['widths'])}"
+            + (", with the whole frame's context at its coarsest level" if state.get("scene") else "")
+        )
         + f", input BGR 0..255 with long side {sides[-1]} px "
         f"(sides multiples of 32), output logits ({', '.join(OUTPUTS[: state.get('outputs', 2)])}) at "
         + ("half resolution" if stride == 2 else "the input's resolution (a pixel shuffle of the half-resolution features)"),
@@ -266,9 +271,15 @@ def write_card(state: dict, path: Path) -> None:
     path.write_text(json.dumps(card, indent=1) + "\n")
 
 
-def _network(state: dict) -> CardMapNet:
+def _network(state: dict) -> torch.nn.Module:
     """The network a checkpoint's weights are for (checkpoints from before an option lack it)."""
-    return CardMapNet(tuple(state["widths"]), state.get("stride", 2), state.get("scene", False), state.get("outputs", 2))
+    return network(
+        state.get("backbone", "unet"),
+        tuple(state["widths"]),
+        state.get("stride", 2),
+        state.get("scene", False),
+        state.get("outputs", 2),
+    )
 
 
 def _head_with_core(init: dict, own: dict) -> dict:
@@ -290,7 +301,7 @@ def _command(args: dict) -> str:
     """The command line of a run's arguments (a flag alone when set, left out when not)."""
     words = []
     for k, v in args.items():
-        if k == "out" or v is None or v is False:
+        if k == "out" or v is None or v is False or v == "":
             continue
         words.append(f"--{k.replace('_', '-')}" + ("" if v is True else f" {v}"))
     return " ".join(["python -m vision.train", *words])
@@ -308,9 +319,11 @@ def train(args: argparse.Namespace) -> None:
         init = torch.load(args.init, map_location="cpu", weights_only=False)
     if state:
         model = _network(state)
+    elif init:
+        # (a run from other weights keeps their network: its widths, or the text detector's)
+        model = network(init.get("backbone", "unet"), tuple(init["widths"]), args.stride, args.scene)
     else:
-        widths = tuple(init["widths"]) if init else tuple(int(w) for w in args.widths.split(","))
-        model = CardMapNet(widths, args.stride, args.scene)
+        model = network(args.backbone, tuple(int(w) for w in args.widths.split(",")), args.stride, args.scene)
     stride = model.stride
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     step, log, runs = 0, [], []
@@ -364,8 +377,9 @@ def train(args: argparse.Namespace) -> None:
     runs = runs + [
         {
             "from_step": step,
-            # The network's own widths: a run from other weights (`--init`, or resumed) keeps theirs.
-            "args": {k: v for k, v in vars(args).items() if k != "export"} | {"widths": ",".join(map(str, model.widths))},
+            # The network's own: a run from other weights (`--init`, or resumed) keeps theirs.
+            "args": {k: v for k, v in vars(args).items() if k != "export"}
+            | {"widths": ",".join(map(str, model.widths)), "backbone": model.backbone},
             "input_long_side": MAP_LONG_SIDE,
             "train_photos": [f"{p.source}/{p.image_path.name}" for p in train_photos],
         }
@@ -421,6 +435,7 @@ def train(args: argparse.Namespace) -> None:
                     "ema": ema.state_dict(),
                     "step": step,
                     "log": log,
+                    "backbone": model.backbone,
                     "widths": model.widths,
                     "stride": model.stride,
                     "scene": model.scene,
@@ -478,6 +493,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--scene", action="store_true",
         help="a new network sees the whole frame at its coarsest level (vision.train.model: `scene`)",
+    )
+    ap.add_argument(
+        "--backbone", default="unet", choices=("unet", TEXT_DETECTOR),
+        help="a new network: the U-Net, or PP-OCRv4's text detector's layers, learnt on real photos (vision.train.model)",
     )
     ap.add_argument(
         "--init", metavar="CHECKPOINT", help="a new run starts from these weights (the layers whose shapes match)"
