@@ -37,6 +37,19 @@ def test_a_network_that_sees_the_whole_frame_starts_as_the_one_without_it():
         assert torch.equal(scene(x), plain(x))
 
 
+def _reads_alike_in_the_runtime(net, onnx_path) -> None:
+    """`net` exported as `export` exports it reads frames of two shapes in onnxruntime
+    (`vision.cardmap.Weights`) as torch does, with half-resolution logits."""
+    runtime = Weights(to_onnx(net, onnx_path), "no weights")
+    for shape in ((96, 128), (160, 64)):
+        x = torch.rand(2, 3, *shape) * 255
+        with torch.no_grad():
+            want = net(x).numpy()
+        got = runtime.run(x.numpy())
+        assert got.shape == want.shape == (2, 3, shape[0] // 2, shape[1] // 2)
+        np.testing.assert_allclose(got, want, atol=1e-3)
+
+
 def test_a_scene_network_reads_alike_in_the_runtime_at_any_frame_size(tmp_path):
     """The shipped weights run in onnxruntime (`vision.cardmap.Weights`): the frame's mean
     features must export (as `export` exports) and be added there as torch adds them, whatever
@@ -45,14 +58,7 @@ def test_a_scene_network_reads_alike_in_the_runtime_at_any_frame_size(tmp_path):
     net = CardMapNet(stride=2, scene=True).eval()
     for p in [*net.far.parameters(), *net.frame.parameters()]:
         p.data.normal_(0, 0.1)  # trained-looking: not the zeros it starts from
-    runtime = Weights(to_onnx(net, tmp_path / "scene.onnx"), "no weights")
-    for shape in ((96, 128), (160, 64)):
-        x = torch.rand(2, 3, *shape) * 255
-        with torch.no_grad():
-            want = net(x).numpy()
-        got = runtime.run(x.numpy())
-        assert got.shape == want.shape == (2, 3, shape[0] // 2, shape[1] // 2)
-        np.testing.assert_allclose(got, want, atol=1e-3)
+    _reads_alike_in_the_runtime(net, tmp_path / "scene.onnx")
 
 
 def test_the_boundary_where_two_cards_meet_is_told_from_their_edges_against_the_table():
@@ -183,11 +189,4 @@ def test_the_text_detector_network_starts_from_the_detector_and_runs_in_the_runt
     assert got.shape == want.shape == (1, net.head.in_channels, 48, 64)
     np.testing.assert_allclose(got, want, atol=1e-3)
 
-    runtime = Weights(to_onnx(net, tmp_path / "text.onnx"), "no weights")
-    for shape in ((96, 128), (160, 64)):
-        x = torch.rand(2, 3, *shape) * 255
-        with torch.no_grad():
-            want = net(x).numpy()
-        got = runtime.run(x.numpy())
-        assert got.shape == want.shape == (2, 3, shape[0] // 2, shape[1] // 2)
-        np.testing.assert_allclose(got, want, atol=1e-3)
+    _reads_alike_in_the_runtime(net, tmp_path / "text.onnx")
