@@ -1,10 +1,14 @@
 """How the real-photo and randomised benches score a detector: found, false, ignored, corner
 error - on outlines written here, not produced by any detector."""
 
+import argparse
+import re
+
 import numpy as np
+import pytest
 
 from bench.labelled_photos import corner_errors, score_photo
-from bench.randomised import card_layouts
+from bench.randomised import card_layouts, frame_size, main
 
 CARD = np.array([[100.0, 100.0], [163.0, 100.0], [163.0, 188.0], [100.0, 188.0]])
 
@@ -71,3 +75,18 @@ def test_a_missed_card_is_classed_by_what_the_maps_regions_did():
     assert miss_class(card, [box(101, 101, 159, 189)]) == "outlined, no fit"
     assert miss_class(card, [box(100, 100, 160, 160)]) == "outlined loosely"  # IoU 0.67
     assert miss_class(card, [box(100, 100, 160, 130)]) == "outlined partly"  # IoU 0.33
+
+
+def test_the_randomised_bench_scores_frames_of_the_size_asked_and_times_each(capsys):
+    """`--size`: the frames are drawn at that size (the cards' truth with them), and the time per
+    frame is reported as issue 20's speed goal states it (median, slowest)."""
+    assert frame_size("1920x1080") == (1920, 1080)
+    for bad in ("1920", "1920x", "axb", "10x10"):
+        with pytest.raises(argparse.ArgumentTypeError, match="1920x1080|from 160x120"):
+            frame_size(bad)
+    assert main(["--frames", "1", "--seed", "62000001", "--size", "960x540"]) == 0
+    out = capsys.readouterr().out
+    assert "randomised renders 960 x 540" in out
+    assert re.search(r"time per frame \(one thread\): median \d+ ms, 90 % under \d+ ms, slowest \d+ ms", out)
+    # Card sizes are banded in px of the frame asked for (1/40 of 960 px: 24 px).
+    assert "24-36 px" in out

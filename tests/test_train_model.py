@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,6 +13,7 @@ torch = pytest.importorskip("torch", reason="pip install '.[train]'")
 from vision.cardmap import CardMap, Weights  # noqa: E402
 from vision.train.__main__ import (  # noqa: E402
     _head_with_core,
+    _network,
     averaged,
     averaged_weights,
     export,
@@ -147,6 +149,31 @@ def test_the_exported_weights_are_the_moving_average_of_the_trained_ones(tmp_pat
     assert all(v.dtype == torch.float32 for v in again.state_dict().values() if v.is_floating_point())
     before = {"model": net.state_dict()}
     assert averaged_weights(before) is before["model"]
+
+
+def test_weights_exported_in_8_bits_map_a_frame_they_never_saw_as_in_float32(tmp_path):
+    """`export --int8` (`vision.train.quantize`): the shipped checkpoint in 8 bits reads a
+    render it was not calibrated on to the same map as in float32, to within what a card's
+    outline notices, and its model card says which weights these are."""
+    from vision.synthetic.randomised import training_sample
+    from vision.train.quantize import calibration_frames, quantize
+
+    checkpoint = Path(__file__).resolve().parents[1] / "vision" / "models" / "cardmap.checkpoint.pt"
+    state = torch.load(checkpoint, map_location="cpu", weights_only=False)
+    net = _network(state)
+    net.load_state_dict(averaged_weights(state))
+    plain = to_onnx(net, tmp_path / "float32.onnx")
+    eight = quantize(plain, tmp_path / "int8.onnx", calibration_frames(None, renders=4), 640)
+    assert eight.stat().st_size < 0.5 * plain.stat().st_size
+    frame = training_sample(62_000_001, (1280, 960)).image  # a diagnostic seed, no training one
+    a, b = CardMap(plain).read(frame), CardMap(eight).read(frame)
+    for name in ("interior", "boundary", "core"):
+        pa, pb = getattr(a, name), getattr(b, name)
+        assert np.abs(pa - pb).mean() < 0.01, name
+        assert ((pa > 0.5) == (pb > 0.5)).mean() > 0.99, name
+    assert (a.interior > 0.5).mean() > 0.05  # a frame with cards in it: the agreement means something
+    card = json.loads(export(checkpoint, tmp_path / "out.onnx", photos=None, int8=True).with_suffix(".json").read_text())
+    assert card["version"].endswith("-int8") and "8 bits" in card["weights"]
 
 
 def test_a_pool_cache_is_reused_only_while_it_holds_the_renderers_frames(tmp_path):

@@ -132,14 +132,7 @@ class CardMap(Weights):
         by default), four ways (below) or once."""
         h, w = image.shape[:2]
         long_side = long_side or self.long_side
-        k = long_side / max(h, w)
-        size = (max(1, round(w * k)), max(1, round(h * k)))
-        small = cv2.resize(image, size, interpolation=cv2.INTER_AREA if k < 1 else cv2.INTER_LINEAR)
-        if small.ndim == 2:
-            small = cv2.cvtColor(small, cv2.COLOR_GRAY2BGR)
-        ph, pw = -size[1] % STRIDE, -size[0] % STRIDE
-        if ph or pw:
-            small = cv2.copyMakeBorder(small, 0, ph, 0, pw, cv2.BORDER_REPLICATE)
+        small, size = network_input(image, long_side)
         # Read four ways (as is, mirrored left-right, mirrored top-bottom, turned half round), each
         # map turned back and the four averaged: the network learnt cards in every orientation
         # (its training flips and turns them), and where one reading is unsure the others
@@ -165,6 +158,21 @@ class CardMap(Weights):
         if np.median(sides) * self.long_side / native >= SMALL_CARDS_INPUT_PX:
             return None
         return self.read(image, long_side=min(native, FINER * self.long_side), four_ways=False)
+
+
+def network_input(image: np.ndarray, long_side: int) -> tuple[np.ndarray, tuple[int, int]]:
+    """The frame as the network reads it: BGR, its long side `long_side` px, padded (edge pixels
+    repeated) to sides multiples of `STRIDE`; and its size (w, h) before the padding."""
+    h, w = image.shape[:2]
+    k = long_side / max(h, w)
+    size = (max(1, round(w * k)), max(1, round(h * k)))
+    small = cv2.resize(image, size, interpolation=cv2.INTER_AREA if k < 1 else cv2.INTER_LINEAR)
+    if small.ndim == 2:
+        small = cv2.cvtColor(small, cv2.COLOR_GRAY2BGR)
+    ph, pw = -size[1] % STRIDE, -size[0] % STRIDE
+    if ph or pw:
+        small = cv2.copyMakeBorder(small, 0, ph, 0, pw, cv2.BORDER_REPLICATE)
+    return small, size
 
 
 @lru_cache(maxsize=1)

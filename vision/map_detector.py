@@ -127,20 +127,25 @@ class MapCardDetector:
         regions = card_regions(reading, min_area_px=min_side**2)
         if self.placer is not None:
             self.placer.start_frame(image)
-        found, outlined, cut = self._cards_in(image, reading, regions)
         finer = self.map.finer(image, regions)
-        if finer is not None:
+        if finer is None:
+            found, outlined, cut = self._cards_in(image, reading, regions)
+        else:
             # Small cards: the finer reading's cards, and the first reading's where it found none
             # (the finer reading loses some larger ones; see `vision.cardmap.SMALL_CARDS_INPUT_PX`).
+            # Only the first reading's regions apart from the finer reading's cards are fitted:
+            # the others' cards would be dropped as the same cards (half the fits of such a frame).
             fine_regions = card_regions(finer, min_area_px=min_side**2)
-            fine, fine_outlined, _ = self._cards_in(image, finer, fine_regions)
-            found = fine + [c for c in found if _apart(c, fine)]
-            outlined = fine_outlined + outlined
+            found, outlined, _ = self._cards_in(image, finer, fine_regions)
+            rest = [r for r in regions if _apart(shapely.Polygon(r.contour).buffer(0), found)]
+            first, first_outlined, cut = self._cards_in(image, reading, rest)
+            found += [c for c in first if _apart(shapely.Polygon(c.corners_px), found)]
+            outlined += first_outlined
             reading, regions = finer, fine_regions
         self.last_map, self.last_regions = reading, regions
         # Cards placed on the map's outline only where no card was placed on the frame's edges.
         for c in outlined:
-            if _apart(c, found):
+            if _apart(shapely.Polygon(c.corners_px), found):
                 found.append(c)
         if self.placer is not None:
             if cut:
@@ -449,11 +454,11 @@ def _iou(a: shapely.Polygon, b: shapely.Geometry) -> float:
     return inter / max(a.union(b).area, 1e-9)
 
 
-def _apart(card: CardCandidate, others: list[CardCandidate]) -> bool:
-    """Whether `card` overlaps none of `others` by `OVERLAPS` of the smaller's area."""
+def _apart(p: shapely.Geometry, others: list[CardCandidate]) -> bool:
+    """Whether the outline `p` (a card's, or a region's) overlaps none of the cards `others` by
+    `OVERLAPS` of the smaller's area."""
     if not others:
         return True
-    p = shapely.Polygon(card.corners_px)
     qs = shapely.polygons(np.array([o.corners_px for o in others], np.float64))
     shared = shapely.area(shapely.intersection(qs, p))
     return bool((shared < OVERLAPS * np.minimum(p.area, shapely.area(qs))).all())

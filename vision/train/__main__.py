@@ -16,6 +16,7 @@ import argparse
 import functools
 import json
 import math
+import tempfile
 import time
 from multiprocessing import Pool
 from pathlib import Path
@@ -39,6 +40,7 @@ from vision.train.data import (
     unpack,
 )
 from vision.train.model import OUTPUTS, TEXT_DETECTOR, TEXT_DETECTOR_FILE, WIDTHS, network
+from vision.train.quantize import CALIBRATION_PHOTOS, CALIBRATION_RENDERS, calibration_frames, quantize
 from vision.train.sampling import HardSampler
 from vision.train.splits import load as load_splits
 
@@ -162,14 +164,20 @@ def map_scores(model: torch.nn.Module, examples: list[Example]) -> dict[str, flo
     return out
 
 
-def export(checkpoint: Path, out: Path = MODEL) -> Path:
-    """The trained weights as ONNX, with any frame size (multiples of 32), for cv2.dnn: their
-    moving average (`EMA_DECAY`) where the checkpoint keeps one."""
+def export(checkpoint: Path, out: Path = MODEL, photos: Path | None = PHOTOS, int8: bool = False) -> Path:
+    """The trained weights as ONNX, with any frame size (multiples of 32): their moving average
+    (`EMA_DECAY`) where the checkpoint keeps one; with `int8` in 8 bits (`vision.train.quantize`,
+    the activations' ranges measured on training renders and the train photos under `photos`)."""
     state = torch.load(checkpoint, map_location="cpu", weights_only=False)
     model = _network(state)
     model.load_state_dict(averaged_weights(state))
-    to_onnx(model, out)
-    write_card(state, out.with_suffix(".json"))
+    if int8:
+        with tempfile.TemporaryDirectory() as tmp:
+            float32 = to_onnx(model, Path(tmp) / "float32.onnx")
+            quantize(float32, out, calibration_frames(photos), _long_side(state))
+    else:
+        to_onnx(model, out)
+    write_card(state, out.with_suffix(".json"), int8=int8)
     return out
 
 
@@ -225,15 +233,24 @@ def slim(checkpoint: Path) -> Path:
     return out
 
 
-def write_card(state: dict, path: Path) -> None:
+def _long_sides(state: dict) -> list[int]:
+    """The frames' long side in each run: the weights read frames at their last run's (runs
+    before it was recorded: 512)."""
+    return [r.get("input_long_side", 512) for r in state.get("runs", [])] or [MAP_LONG_SIDE]
+
+
+def _long_side(state: dict) -> int:
+    return _long_sides(state)[-1]
+
+
+def write_card(state: dict, path: Path, int8: bool = False) -> None:
     """The model card beside the weights: what it was trained on, how, and how it scored."""
     args = state["args"]
     old = json.loads(path.read_text()) if path.exists() else {}
     splits = load_splits()
     runs = state.get("runs", [])
-    version = f"{time.strftime('%Y%m%d')}-step{state['step']}"
-    # The weights read frames at the long side of their last run (runs before it was recorded: 512).
-    sides = [r.get("input_long_side", 512) for r in runs] or [MAP_LONG_SIDE]
+    version = f"{time.strftime('%Y%m%d')}-step{state['step']}" + ("-int8" if int8 else "")
+    sides = _long_sides(state)
     stride = state.get("stride", 2)
     card = {
         "version": version,
@@ -249,9 +266,18 @@ def write_card(state: dict, path: Path) -> None:
         + f", input BGR 0..255 with long side {sides[-1]} px "
         f"(sides multiples of 32), output logits ({', '.join(OUTPUTS[: state.get('outputs', 2)])}) at "
         + ("half resolution" if stride == 2 else "the input's resolution (a pixel shuffle of the half-resolution features)"),
-        "weights": f"the moving average of the trained weights over their last steps (decay {EMA_DECAY})"
-        if "ema" in state or state.get("averaged")
-        else "the trained weights at their last step",
+        "weights": (
+            f"the moving average of the trained weights over their last steps (decay {EMA_DECAY})"
+            if "ema" in state or state.get("averaged")
+            else "the trained weights at their last step"
+        )
+        + (
+            f"; in 8 bits (vision.train.quantize: onnxruntime's static QDQ quantization, weights per channel,"
+            f" activations' ranges from training renders seeds 0..{CALIBRATION_RENDERS - 1} and up to"
+            f" {CALIBRATION_PHOTOS} train photos)"
+            if int8
+            else ""
+        ),
         # One command per run; each later one resumed the weights of the one before.
         "training_commands": [_command(r["args"]) for r in runs] or [_command(args)],
         "input_long_side_per_run": sides,
@@ -502,10 +528,15 @@ def main(argv: list[str] | None = None) -> int:
         "--init", metavar="CHECKPOINT", help="a new run starts from these weights (the layers whose shapes match)"
     )
     ap.add_argument("--export", metavar="CHECKPOINT", help="export a checkpoint to ONNX and stop")
+    ap.add_argument(
+        "--int8", action="store_true",
+        help="with --export: in 8 bits (activations' ranges from training renders and the train photos under --photos;"
+        " not shipped: see README)",
+    )
     ap.add_argument("--slim", metavar="CHECKPOINT", help="write CHECKPOINT without its optimizer state (to commit) and stop")
     args = ap.parse_args(argv)
     if args.export:
-        print(export(Path(args.export)))
+        print(export(Path(args.export), photos=Path(args.photos), int8=args.int8))
         return 0
     if args.slim:
         print(slim(Path(args.slim)))
