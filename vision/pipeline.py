@@ -5,16 +5,24 @@ from __future__ import annotations
 import math
 import time
 from pathlib import Path
+from typing import Protocol
 
 import cv2
 import numpy as np
 
-from vision.detector import CardDetector, DetectorSettings
+from vision.detector import CardCandidate, CardDetector, DetectorSettings
 from vision.faces import FaceLibrary, upright_corners
 from vision.observation import CardSeen, FrameReading, PawnSeen
 from vision.pawns import PawnColors, camera_nadir_px, find_pawns
 from vision.projected import without_light
 from vision.table import TableMap
+
+
+class CardFinder(Protocol):
+    """What finds a frame's cards: the rules (`CardDetector`) and the card map
+    (`vision.map_detector.MapCardDetector`) alike."""
+
+    def detect(self, image: np.ndarray) -> list[CardCandidate]: ...
 
 
 class FrameReader:
@@ -112,7 +120,7 @@ AUTO = "map"
 
 def card_detector(
     kind: str = "auto", settings: DetectorSettings | None = None, table: TableMap | None = None, check: Path | None = None
-) -> CardDetector:
+) -> CardFinder:
     """The card detector by name: "rules" (hand-written), "map" (the learned card map,
     `vision.map_detector`) or "auto" (see AUTO). All answer `detect(image)` alike. `check`: the
     weights of a card check (`vision.cardcheck`) the map's cards pass (none is shipped yet)."""
@@ -124,7 +132,7 @@ def card_detector(
         from vision.map_detector import MapCardDetector
 
         card_check = CardCheck(check) if check is not None else None
-        return MapCardDetector(settings, table, card_check=card_check)  # type: ignore[return-value]
+        return MapCardDetector(settings, table, card_check=card_check)
     if check is not None:
         raise ValueError("a card check is a second look at the map's cards; it needs the map detector")
     if kind != "rules":
