@@ -81,6 +81,13 @@ OVERLAPS = 0.1
 # cards: a third of the misses had a region that matched the card; recall 63.2 -> 65.4 %.
 MAP_SURE = 0.8
 MAP_QUAD = 0.85
+# With a calibration, a region whose outline (its first rough quad) is outside this share of the
+# card's area in mm is not the card at its size, and no placement or fit is tried on it: a card
+# cannot cover REGION_COVERED of an outline larger than itself (two cards merged, a page), and the
+# edge fits search within a few px of the rough quad's sides, so a card-sized fit cannot grow from
+# a sliver of one. Calibrated diagnostic renders (62e6 / 64e6): no card was ever placed from such a
+# region (areas of those placed: 0.42-1.18), and they took 16 % of the frames' time.
+PLACEABLE_AREA = (0.25, 1.35)
 # A card's hidden corner (`_hidden_corner_quads`) lies under another card: the map calls at
 # least this share of the triangle it adds card.
 HIDDEN_ON_CARDS = 0.8
@@ -180,7 +187,10 @@ class MapCardDetector:
                     (q, outline.union(hidden))
                     for q, hidden in _hidden_corner_quads(region.contour, reading, cards)
                 ]
-            c, contradicted = self._card(image, region, tries, reading, cards, off_cards)
+            if self.placer is None or self._placeable(rough):
+                c, contradicted = self._card(image, region, tries, reading, cards, off_cards)
+            else:
+                c, contradicted = None, False
             if c is not None:
                 found.append(c)
             elif _at_frame_edge(region.contour, reading):
@@ -286,6 +296,15 @@ class MapCardDetector:
         if _off_map(off_cards, reading.to_map(c)) > allowed or not _held_to_map(c, outline, reading, cards):
             return None, True
         return CardCandidate(c, fit.sigma_px[order], float(region.confidence * fit.support), fit), True
+
+    def _placeable(self, rough: list[np.ndarray]) -> bool:
+        """With a calibration: whether a region's outline could be the card at its size
+        (`PLACEABLE_AREA`)."""
+        if not rough:
+            return False
+        short, long = self.settings.card_size_mm
+        share = shapely.Polygon(self.table.to_mm(rough[0])).area / (short * long)
+        return PLACEABLE_AREA[0] <= share <= PLACEABLE_AREA[1]
 
     def _size_error(self, corners_mm: np.ndarray) -> float:
         """The larger relative error of the fit's two side lengths against the card's."""
