@@ -238,7 +238,7 @@ def recall_by_size(score: Score, width: int = SIZE[0]) -> str:
 
 
 def frame_size(text: str) -> tuple[int, int]:
-    """"1920x1080" -> (1920, 1080), for argparse."""
+    """WIDTHxHEIGHT, e.g. 1920x1080 -> (1920, 1080), for argparse."""
     try:
         w, h = (int(v) for v in text.lower().split("x"))
     except ValueError:
