@@ -174,7 +174,7 @@ def export(checkpoint: Path, out: Path = MODEL, photos: Path | None = PHOTOS, in
     if int8:
         with tempfile.TemporaryDirectory() as tmp:
             float32 = to_onnx(model, Path(tmp) / "float32.onnx")
-            quantize(float32, out, calibration_frames(photos), _long_side(state))
+            quantize(float32, out, calibration_frames(photos), _long_sides(state)[-1])
     else:
         to_onnx(model, out)
     write_card(state, out.with_suffix(".json"), int8=int8)
@@ -237,10 +237,6 @@ def _long_sides(state: dict) -> list[int]:
     """The frames' long side in each run: the weights read frames at their last run's (runs
     before it was recorded: 512)."""
     return [r.get("input_long_side", 512) for r in state.get("runs", [])] or [MAP_LONG_SIDE]
-
-
-def _long_side(state: dict) -> int:
-    return _long_sides(state)[-1]
 
 
 def write_card(state: dict, path: Path, int8: bool = False) -> None:
