@@ -4,6 +4,8 @@ edges, the label file's format, and validation."""
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -122,3 +124,26 @@ def test_overlay_draws_a_crop_at_its_scale(photo):
     }
     out = lb.render_overlay(photo, label, grid=50, crop=(0, 0, 320, 280), scale=2.0)
     assert out.shape == (560, 640, 3)
+
+
+
+def test_a_draft_from_the_map_keeps_the_rules_draft_as_their_record(tmp_path, monkeypatch):
+    # A real photo of the project's shared set (SET cards on wood) and its hand label.
+    shared = Path(__file__).resolve().parents[2] / "shared" / "real_photos" / "vimalloc_set-solver"
+    if not (shared / "filter_cards1.jpg").is_file():
+        pytest.skip(f"the shared photos are not at {shared}")
+    src = tmp_path / "photos" / "vimalloc_set-solver"
+    src.mkdir(parents=True)
+    shutil.copy(shared / "filter_cards1.jpg", src)
+    hand = json.loads((lb.LABELS / "vimalloc_set-solver" / "filter_cards1.json").read_text())
+    monkeypatch.setattr(lb, "LABELS", tmp_path / "labels")
+    monkeypatch.setattr(lb, "DRAFTS", tmp_path / "drafts")
+    monkeypatch.setenv("LABEL_IMAGE_ROOTS", str(tmp_path / "photos"))
+    lb.main(["propose", "--from", "map", "vimalloc_set-solver/filter_cards1.jpg"])
+
+    label = json.loads((tmp_path / "labels" / "vimalloc_set-solver" / "filter_cards1.json").read_text())
+    assert label["checked"] is False  # a draft, until someone looks at it
+    truth = [np.array(c["corners"]) for c in hand["cards"]]
+    near = [c for c in label["cards"] if min(np.abs(np.array(c["corners"]) - t).max() for t in truth) < 3.0]
+    assert len(near) >= 0.85 * len(truth), (len(near), len(truth))
+    assert (tmp_path / "drafts" / "vimalloc_set-solver" / "filter_cards1.json").is_file()
