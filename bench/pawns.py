@@ -30,10 +30,9 @@ from bench.labelled_photos import match_quads
 from vision.pawns import PawnColors
 from vision.pipeline import FrameReader
 from vision.synthetic.pieces import METAL_BGR
-from vision.synthetic.randomised import training_sample
+from vision.synthetic.randomised import BENCH_SIZE, training_sample
 from vision.table import TableMap
 
-SIZE = (1280, 960)
 FIRST_SEED = 70_000_000
 MIN_RADIUS_PX = 4.0  # a footprint 8 px across: smaller pieces are a few pixels, not scored
 MIN_MATCH_PX = 4.0
@@ -128,7 +127,7 @@ def distractor_kind(p) -> str:
     return "gold coin" if p.kind == "coin" and tuple(p.bgr) == METAL_BGR["gold"] else p.kind
 
 
-def score_pawns(pieces: list, reports: list[Report], size: tuple[int, int] = SIZE,
+def score_pawns(pieces: list, reports: list[Report], size: tuple[int, int] = BENCH_SIZE,
                 players: list[tuple[int, int, int]] | None = None,
                 to_mm: np.ndarray | None = None) -> PawnScore:
     """One frame's reports against its pieces (`PieceTruth`s); `to_mm` (image px -> table mm) gives
@@ -192,7 +191,7 @@ BASE_SATURATION, BASE_VALUE = 110, 60
 # A piece seen from above covers a small share of a card (pawns.py's own notion of size): a blob
 # of this share of the median card area the reader found, or of these px without any card.
 BASE_CARD_SHARE = (0.005, 0.15)
-BASE_AREA_PX = (40, (SIZE[0] / 12) ** 2)
+BASE_AREA_PX = (40, (BENCH_SIZE[0] / 12) ** 2)
 BASE_FILL = 0.4  # blob area / its box: a piece is compact
 BASE_HUE_DIST = 12  # OpenCV hue units from a player's colour (as vision.pawns.MAX_HUE_DIST)
 
@@ -270,12 +269,12 @@ def scored_frames(frames: int, seed: int, calibrated: bool):
     the figures, shows how many were passed over."""
     sd, done = seed, 0
     while done < frames:
-        sample = training_sample(sd, SIZE, pieces=True)
+        sample = training_sample(sd, BENCH_SIZE, pieces=True)
         sd += 1
         if calibrated and sample.table_to_image is None:
             continue
-        if not any(p.pawn and p.radius_px >= MIN_RADIUS_PX and 0 <= p.foot_px[0] < SIZE[0]
-                   and 0 <= p.foot_px[1] < SIZE[1] for p in sample.pieces):
+        if not any(p.pawn and p.radius_px >= MIN_RADIUS_PX and 0 <= p.foot_px[0] < BENCH_SIZE[0]
+                   and 0 <= p.foot_px[1] < BENCH_SIZE[1] for p in sample.pieces):
             continue
         done += 1
         yield sd - 1, sample
@@ -291,8 +290,8 @@ def run(frames: int, seed: int, calibrated: bool, out=print) -> tuple[PawnScore,
         if calibrated:
             reader = FrameReader(TableMap.from_homography(to_mm, sample.card_size_mm), find_faces=False)
         got, blobs, ms_ours, ms_base = read_frame(reader, sample, sample.player_colours)
-        so = score_pawns(sample.pieces, got, SIZE, sample.player_colours, to_mm)
-        sb = score_pawns(sample.pieces, blobs, SIZE, sample.player_colours, to_mm)
+        so = score_pawns(sample.pieces, got, BENCH_SIZE, sample.player_colours, to_mm)
+        sb = score_pawns(sample.pieces, blobs, BENCH_SIZE, sample.player_colours, to_mm)
         so.ms, sb.ms = ms_ours, ms_base
         ours.add(so)
         base.add(sb)

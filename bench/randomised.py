@@ -34,10 +34,9 @@ from bench.labelled_photos import Score, corner_errors, corners_of, map_misses, 
 from vision.cardmap import SMALLEST_CARD
 from vision.detector import DetectorSettings, side_lengths
 from vision.pipeline import card_detector
-from vision.synthetic.randomised import TrainingSample, training_sample
+from vision.synthetic.randomised import BENCH_SIZE, TrainingSample, training_sample
 from vision.table import TableMap
 
-SIZE = (1280, 960)
 FIRST_SEED = 60_000_000
 
 
@@ -109,7 +108,7 @@ def run(
     out=print,
     keys: bool = False,
     check: Path | None = None,
-    size: tuple[int, int] = SIZE,
+    size: tuple[int, int] = BENCH_SIZE,
 ) -> tuple[Score, Score]:
     # With a calibration each frame gets its own detector (its table and card size).
     uncalibrated = None if calibrated else card_detector(detector, check=check)
@@ -226,8 +225,8 @@ def time_line(times_ms: list[float]) -> str:
     return f"median {median:.0f} ms, 90 % under {p90:.0f} ms, slowest {max(times_ms):.0f} ms"
 
 
-def recall_by_size(score: Score, width: int = SIZE[0]) -> str:
-    k = width / SIZE[0]
+def recall_by_size(score: Score, width: int = BENCH_SIZE[0]) -> str:
+    k = width / BENCH_SIZE[0]
     edges = (SMALLEST_CARD * width, *(k * b for b in SIZE_BANDS_PX), np.inf)
     cells = []
     for lo, hi in zip(edges, edges[1:]):
@@ -257,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--calibrated", action="store_true", help="give the detector the exact calibration")
     ap.add_argument("--keys", action="store_true", help="frames hold a keyboard or a keypad now and then")
     ap.add_argument("--check", type=Path, help="the map's reports pass the card check with these weights (.onnx; no calibration)")
-    ap.add_argument("--size", type=frame_size, default=SIZE, help="frame size WxH (default 1280x960)")
+    ap.add_argument("--size", type=frame_size, default=BENCH_SIZE, help="frame size WxH (default 1280x960)")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     if args.check and (args.calibrated or args.detector != "map"):

@@ -11,14 +11,13 @@ import numpy as np
 import pytest
 
 from bench.labelled_photos import MISSES, Score, map_misses, score_photo
-from bench.randomised import SIZE as RANDOMISED_SIZE
 from bench.randomised import frame_truth
 from bench.vision import POSE
 from vision import cardmap, map_detector
 from vision.cardmap import CardMap, card_regions, default_map
 from vision.map_detector import MapCardDetector
 from vision.synthetic import PRESETS, Camera, Card, Renderer, Scene, random_conditions, random_scene
-from vision.synthetic.randomised import training_sample
+from vision.synthetic.randomised import BENCH_SIZE, training_sample
 from vision.table import TableMap
 from vision.train.data import PHOTOS, labelled_photos
 from vision.train.splits import load as load_splits
@@ -147,7 +146,7 @@ def test_cards_without_clean_edges_are_placed_on_the_maps_outline(monkeypatch):
     # seen at a slant: between two touching cards the frame shows no clean edge, so the edge fit
     # passes for few of them. The map still outlines each; those cards are placed on its outline,
     # with its uncertainty (a map pixel), and nothing else is made up.
-    sample = training_sample(9_500_005, RANDOMISED_SIZE)
+    sample = training_sample(9_500_005, BENCH_SIZE)
     cards, ignore, _ = frame_truth(sample)
     det = MapCardDetector()
 
@@ -169,7 +168,7 @@ def test_cards_without_clean_edges_are_placed_on_the_maps_outline(monkeypatch):
 
 def test_each_card_the_map_misses_is_classed_once_by_what_its_regions_did():
     # The render of the test above: the map misses some of its touching cards.
-    sample = training_sample(9_500_005, RANDOMISED_SIZE)
+    sample = training_sample(9_500_005, BENCH_SIZE)
     cards, ignore, _ = frame_truth(sample)
     det = MapCardDetector()
     scored = score_photo(cards, ignore, [c.corners_px for c in det.detect(sample.image)])

@@ -241,6 +241,11 @@ def _deck_edge(st, u: float, rng: np.random.Generator) -> tuple[np.ndarray, np.n
     return img, fill_outline((H, W), rounded_rect_mm(st.size_mm[0], st.size_mm[1], st.radius_mm), u)
 
 
+# The frame size the benches, the card check and the 8-bit calibration draw randomised frames at
+# (a webcam's 4:3; the map's training pool draws its own, smaller ones).
+BENCH_SIZE = (1280, 960)
+
+
 def training_sample(
     seed: int, size: tuple[int, int] = (512, 384), pieces: bool = False, keys: bool = False, projector: bool = False
 ) -> TrainingSample:

@@ -33,11 +33,10 @@ from torch.nn import functional as F
 from vision.cardcheck import CHANNELS, CROP, crops
 from vision.detector import side_lengths
 from vision.map_detector import MapCardDetector
-from vision.synthetic.randomised import training_sample
+from vision.synthetic.randomised import BENCH_SIZE, training_sample
 from vision.train.data import PHOTOS, labelled_photos
 from vision.train.splits import load as load_splits
 
-RENDER_SIZE = (1280, 960)
 CARD_IOU = 0.8  # what the benches count as found
 LOOSE_IOU = 0.5
 IGNORED = 0.5
@@ -95,10 +94,10 @@ def _detector() -> MapCardDetector:
 
 
 def _render_reports(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
-    s = training_sample(seed, RENDER_SIZE, keys=True)
+    s = training_sample(seed, BENCH_SIZE, keys=True)
     contours, _ = cv2.findContours(s.ignore.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     ignore = [shapely.Polygon(c.reshape(-1, 2)).buffer(0) for c in contours if len(c) >= 3]
-    w, h = RENDER_SIZE
+    w, h = BENCH_SIZE
     whole = [
         q
         for q, seen in zip(s.quads, s.seen)

@@ -20,20 +20,19 @@ from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantTy
 from onnxruntime.quantization.shape_inference import quant_pre_process
 
 from vision.cardmap import network_input
-from vision.synthetic.randomised import training_sample
+from vision.synthetic.randomised import BENCH_SIZE, training_sample
 from vision.train.data import labelled_photos
 from vision.train.splits import load as load_splits
 
 # Frames whose activations set the ranges: renders (training seeds 0..) and train photos.
 CALIBRATION_RENDERS = 16
 CALIBRATION_PHOTOS = 16
-RENDER_SIZE = (1280, 960)
 
 
 def calibration_frames(photos: Path | None, renders: int = CALIBRATION_RENDERS, photo_count: int = CALIBRATION_PHOTOS) -> list[np.ndarray]:
     """BGR frames of the training data: renders of seeds 0..renders-1, and train-split photos
     found under `photos` (evenly spread over them, in name order); none of validation or test."""
-    frames = [training_sample(seed, RENDER_SIZE).image for seed in range(renders)]
+    frames = [training_sample(seed, BENCH_SIZE).image for seed in range(renders)]
     if photos is not None and photo_count:
         train = labelled_photos(photos, set(load_splits()["train"]))
         step = max(1, len(train) // photo_count)
