@@ -1,6 +1,6 @@
 """The card detector on labelled real photos, per source, against the Otsu baseline in the same run.
 
-    python -m bench.labelled_photos [--split test] [--photos DIR] [--detector map|rules]
+    python -m bench.labelled_photos [--split test] [--photos DIR]
 
 The labels (data/real_photos/labels/, each card's four sharp corners, checked by eye) are in
 the repository; the photos are not (see data/real_photos/README.md): `--photos` is the folder
@@ -186,10 +186,10 @@ def corners_of(detector):
 
 
 def run(
-    split: str, photos: Path, detector: str, out=print, check: Path | None = None
+    split: str, photos: Path, out=print, check: Path | None = None
 ) -> tuple[dict[str, Score], dict[str, Score]]:
     """Per source: (ours, baseline)."""
-    det = card_detector(detector, check=check)
+    det = card_detector(check=check)
     detect = corners_of(det)
     ours: dict[str, Score] = {}
     base: dict[str, Score] = {}
@@ -238,16 +238,16 @@ def _figures(s: Score) -> dict:
 
 
 def report(
-    split: str, photos: Path, detector: str, out=print, card: Path | None = None, check: Path | None = None
+    split: str, photos: Path, out=print, card: Path | None = None, check: Path | None = None
 ) -> int:
-    ours, base = run(split, photos, detector, out, check)
+    ours, base = run(split, photos, out, check)
     if not ours:
         out(
             f"real photos ({split} split): none of its labelled photos are under {photos}; rebuild them"
             " (data/real_photos/README.md) and give their folder with --photos"
         )
         return 2
-    out(f"real photos, {split} split, labelled by hand, no calibration; detector: {detector}")
+    out(f"real photos, {split} split, labelled by hand, no calibration; the card map{' and card check' if check else ''}")
     head = f"{'recall':>6s} {'prec':>6s} {'rms_px':>6s} {'ms':>7s}"
     out(f"{'source':34s} {'photos':>6s} {'cards':>5s}  {head}   baseline: {head}")
     tot, btot = Score(), Score()
@@ -258,7 +258,7 @@ def report(
         btot.add(b)
     out(f"{'ALL':34s} {tot.photos:6d} {tot.cards:5d}  {tot.cells()}   {'':10s}{btot.cells()}")
     if tot.misses:
-        out(f"{detector} misses by what the map's regions did (all sources): {misses_line(tot.misses)}")
+        out(f"map misses by what the map's regions did (all sources): {misses_line(tot.misses)}")
         for src in sorted(ours):
             if ours[src].misses:
                 out(f"   {src:31s} {misses_line(ours[src].misses)}")
@@ -270,7 +270,7 @@ def report(
         # The weights' own card records what they scored, and how to score them again.
         d = json.loads(card.read_text())
         d.setdefault("test", {})[split] = {
-            "command": f"python -m bench.labelled_photos --split {split} --detector map",
+            "command": f"python -m bench.labelled_photos --split {split}",
             "map": figures(ours),
             "otsu_baseline": figures(base),
         }
@@ -283,20 +283,17 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.labelled_photos", description=__doc__.splitlines()[0])
     ap.add_argument("--split", default="test", choices=("train", "validation", "test"))
     ap.add_argument("--photos", type=Path, default=PHOTOS, help="folder holding the photos")
-    ap.add_argument("--detector", default="map", choices=("map", "rules"))
     ap.add_argument("--quick", action="store_true", help="(every photo is read; kept for `tabletop bench`)")
     ap.add_argument("--check", type=Path, help="the map's reports pass the card check with these weights (.onnx)")
     ap.add_argument(
         "--write-card", action="store_true", help="record the map's figures in its model card (vision/models/cardmap.json)"
     )
     args = ap.parse_args(argv)
-    if args.check and args.detector != "map":
-        ap.error("--check is a second look at the map's cards: use it with --detector map")
     if args.check and not args.check.exists():
         ap.error(f"--check {args.check}: no such file (train the check with python -m vision.train.cardcheck)")
     cv2.setNumThreads(1)
-    card = ROOT / "vision" / "models" / "cardmap.json" if args.write_card and args.detector == "map" and not args.check else None
-    return report(args.split, args.photos, args.detector, card=card, check=args.check)
+    card = ROOT / "vision" / "models" / "cardmap.json" if args.write_card and not args.check else None
+    return report(args.split, args.photos, card=card, check=args.check)
 
 
 if __name__ == "__main__":

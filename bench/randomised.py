@@ -3,7 +3,7 @@ project's own (`vision.synthetic.randomised`), from seeds no training run uses (
 0..N; these start at 60e6). Without a calibration, or with `--calibrated` with the exact one (the
 table's homography and the deck's card size; frames whose lens bends lines are left out).
 
-    python -m bench.randomised [--frames 24] [--seed 60000000] [--detector map|rules] [--calibrated]
+    python -m bench.randomised [--frames 24] [--seed 60000000] [--calibrated]
                                [--size 1920x1080]
 
 Each frame is 1280 x 960 as a camera takes it (or `--size`). A card counts when it lies wholly in the frame, at
@@ -93,17 +93,16 @@ def placed_whole(card: np.ndarray, found: list[np.ndarray], tol: float = 0.05) -
     return any(max(corner_errors(card, np.asarray(f))) < tol * short for f in found)
 
 
-def calibrated_detector(kind: str, sample: TrainingSample):
+def calibrated_detector(sample: TrainingSample):
     """`detect(image) -> [4 x 2 corners]` with the sample's exact calibration."""
     size = sample.card_size_mm
     table = TableMap.from_homography(np.linalg.inv(sample.table_to_image), size)
-    return corners_of(card_detector(kind, DetectorSettings(card_size_mm=size), table))
+    return corners_of(card_detector(DetectorSettings(card_size_mm=size), table))
 
 
 def run(
     frames: int,
     seed: int,
-    detector: str,
     calibrated: bool = False,
     out=print,
     keys: bool = False,
@@ -111,7 +110,7 @@ def run(
     size: tuple[int, int] = BENCH_SIZE,
 ) -> tuple[Score, Score]:
     # With a calibration each frame gets its own detector (its table and card size).
-    uncalibrated = None if calibrated else card_detector(detector, check=check)
+    uncalibrated = None if calibrated else card_detector(check=check)
     detect = None if calibrated else corners_of(uncalibrated)
     ours, base, tiny = Score(), Score(), Score()
     by_layout: dict[str, list[bool]] = {}
@@ -125,7 +124,7 @@ def run(
             if sample.table_to_image is None:
                 bent += 1
                 continue
-            detect = calibrated_detector(detector, sample)
+            detect = calibrated_detector(sample)
         cards, ignore, small = frame_truth(sample, calibrated)
         t0 = time.perf_counter()
         got = detect(sample.image)
@@ -151,16 +150,16 @@ def run(
     out(f"randomised renders {size[0]} x {size[1]}, {how}: {frames} frames, seeds {seed}..{seed + frames - 1},"
         f" {ours.cards} cards")
     out(f"{'':10s} {head}")
-    out(f"{detector:10s} {ours.cells()}")
+    out(f"{'map':10s} {ours.cells()}")
     out(f"{'baseline':10s} {base.cells()}")
-    out(f"{detector} time per frame (one thread): {time_line(times_ms)}")
-    out(f"{detector} recall by the card's short side: {recall_by_size(ours, size[0])}")
-    out(f"{detector} recall by layout: {recall_by_layout(by_layout)}")
-    out(f"{detector} recall / precision by table: {by_surface(by_table)}")
+    out(f"map time per frame (one thread): {time_line(times_ms)}")
+    out(f"map recall by the card's short side: {recall_by_size(ours, size[0])}")
+    out(f"map recall by layout: {recall_by_layout(by_layout)}")
+    out(f"map recall / precision by table: {by_surface(by_table)}")
     if ours.misses:
-        out(f"{detector} misses by what the map's regions did: {misses_line(ours.misses)}")
+        out(f"map misses by what the map's regions did: {misses_line(ours.misses)}")
     if calibrated:
-        out(f"{detector}: of {cut_cards_seen} cards running off the frame ({100 * CUT_IN_VIEW:.0f} % or more in view,"
+        out(f"map: of {cut_cards_seen} cards running off the frame ({100 * CUT_IN_VIEW:.0f} % or more in view,"
             f" not scored above) {cut_found} placed whole (every corner within 5 % of the short side)")
     out(f"   and of {tiny.cards} cards smaller than it is made to find (short side < {SMALLEST_CARD * size[0]:.0f} px,"
         f" not scored above): {tiny.found}")
@@ -252,21 +251,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--frames", type=int, default=24)
     ap.add_argument("--quick", action="store_true", help="8 frames")
     ap.add_argument("--seed", type=int, default=FIRST_SEED)
-    ap.add_argument("--detector", default="map", choices=("map", "rules"))
     ap.add_argument("--calibrated", action="store_true", help="give the detector the exact calibration")
     ap.add_argument("--keys", action="store_true", help="frames hold a keyboard or a keypad now and then")
     ap.add_argument("--check", type=Path, help="the map's reports pass the card check with these weights (.onnx; no calibration)")
     ap.add_argument("--size", type=frame_size, default=BENCH_SIZE, help="frame size WxH (default 1280x960)")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
-    if args.check and (args.calibrated or args.detector != "map"):
-        ap.error("--check is a second look at the map's cards without a calibration: use it with --detector map")
+    if args.check and args.calibrated:
+        ap.error("--check is a second look at the map's cards without a calibration: leave out --calibrated")
     if args.check and not args.check.exists():
         ap.error(f"--check {args.check}: no such file (train the check with python -m vision.train.cardcheck)")
     run(
         8 if args.quick else args.frames,
         args.seed,
-        args.detector,
         args.calibrated,
         keys=args.keys,
         check=args.check,

@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 
 from bench.baseline import baseline_detect, quad_iou
-from vision.detector import CardDetector
+from vision.pipeline import card_detector
 
 # Cards counted by eye in each photo (shared/real_photos/README.md describes them).
 CARDS_BY_EYE = {
@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench.real_photos: no photos (*.jpg) under {args.photos}; give the folder with --photos")
         return 2
     cv2.setNumThreads(1)
-    detector = CardDetector()
+    detector = card_detector()
     print(f"bench.real_photos: {len(photos)} photos under {args.photos}, no calibration, one thread\n")
     print(f"{'photo':28s} {'by eye':>6s} {'found':>6s} {'baseline':>8s} {'ms':>7s} {'base ms':>7s}")
     rows: dict[str, list[int]] = {}  # variant -> [ours found, ours extra, base found, base extra, total]

@@ -174,9 +174,6 @@ def main(argv: list[str] | None = None) -> int:
         help="blur every scene at least this much (Gaussian sigma, px): a webcam a little out of focus",
     )
     ap.add_argument(
-        "--detector", default="rules", choices=("map", "rules"), help="the hand-written rules (default) or the learned card map"
-    )
-    ap.add_argument(
         "--photos",
         type=Path,
         default=labelled_photos.PHOTOS,
@@ -188,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     per = 1 if args.quick else 4
     cam = Camera.for_resolution("1080p", pose=POSE)
     table = TableMap.from_homography(cam.image_to_table)
-    reader = FrameReader(table=table, detector=args.detector)
+    reader = FrameReader(table=table)
     min_area = (cam.width / 70) ** 2
     seeds = [seed0 + i for i in range(per * len(CONDITIONS))]
     print(
@@ -242,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
         c = Camera.for_resolution(res, pose=POSE)
         img = Renderer(c, PRESETS["wood"]).render(random_scene(seed0), seed0).image
         tm = TableMap.from_homography(c.image_to_table)
-        rd = FrameReader(table=tm, detector=args.detector)
+        rd = FrameReader(table=tm)
         det = rd.detector
         tracker = Tracker()
         n = [0]
@@ -260,10 +257,10 @@ def main(argv: list[str] | None = None) -> int:
         )
     pairs_bench(reader, cam, table, seed0, per=1 if args.quick else 3)
     for res in ("720p", "1080p"):
-        stream_bench(res, seed0, hold=8 if args.quick else 20, detector=args.detector)
+        stream_bench(res, seed0, hold=8 if args.quick else 20)
     # Real photos nobody tuned on (the test split), per source, against the baseline.
     print("\nREAL PHOTOS (test split, labelled by hand; not renders)")
-    labelled_photos.report("test", args.photos, args.detector)
+    labelled_photos.report("test", args.photos)
     return 0
 
 
@@ -314,14 +311,14 @@ def stream_scenes(seed: int) -> list:
     return [s0, s1, s2, s3]
 
 
-def stream_bench(res: str, seed: int, hold: int, detector: str = "rules") -> None:
+def stream_bench(res: str, seed: int, hold: int) -> None:
     cam = Camera.for_resolution(res, pose=POSE)
     table = TableMap.from_homography(cam.image_to_table)
     frames = list(
         table_stream(Renderer(cam, PRESETS["wood"]), stream_scenes(seed), hold_frames=hold, seed=seed)
     )
-    whole = FrameReader(table=table, detector=detector)
-    inc = IncrementalReader(FrameReader(table=table, faces=whole.faces, detector=detector))
+    whole = FrameReader(table=table)
+    inc = IncrementalReader(FrameReader(table=table, faces=whole.faces))
     tracker, t_inc = Tracker(), []
     for f in frames:
         t0 = time.perf_counter()

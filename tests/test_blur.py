@@ -14,8 +14,8 @@ import pytest
 
 from tests.test_edges import CAM
 from tests.test_edges import CARDS as EDGE_CARDS
-from vision.detector import CardDetector
 from vision.edges import refine_quad
+from vision.map_detector import MapCardDetector
 from vision.synthetic import PRESETS, Card, Renderer, Scene
 from vision.table import TableMap
 
@@ -51,7 +51,7 @@ def test_blurred_edges_are_fitted_on_the_true_corners(defocus_px, motion_px):
 def test_every_card_found_in_a_defocused_frame(calibrated):
     frame = _frame(2.5, 6.0)
     table = TableMap.from_homography(CAM.image_to_table) if calibrated else None
-    found = [c.corners_px for c in CardDetector(table=table).detect(frame.image)]
+    found = [c.corners_px for c in MapCardDetector(table=table).detect(frame.image)]
     assert len(found) == len(CARDS)
     for card in frame.truth["cards"]:
         true_px = np.array(card["corners_px"])

@@ -14,7 +14,7 @@ import pytest
 
 from bench.vision import POSE
 from vision.card_art import CARD_NAMES
-from vision.detector import CardDetector
+from vision.map_detector import MapCardDetector
 from vision.synthetic import PRESETS, Camera, Card, Renderer, Scene
 from vision.table import TableMap
 
@@ -40,7 +40,7 @@ def _detect(surface: str, gap: float, angles: tuple[float, float], face_up: bool
         )
     )
     frame = Renderer(CAM, PRESETS[surface]).render(scene, seed)
-    return frame, CardDetector(table=TableMap.from_homography(CAM.image_to_table)).detect(frame.image)
+    return frame, MapCardDetector(table=TableMap.from_homography(CAM.image_to_table)).detect(frame.image)
 
 
 def _corner_errors_mm(truth_mm: np.ndarray, found) -> np.ndarray:

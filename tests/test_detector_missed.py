@@ -8,7 +8,7 @@ import pytest
 import shapely
 
 from bench.vision import POSE
-from vision.detector import CardDetector
+from vision.map_detector import MapCardDetector
 from vision.synthetic import (
     PRESETS,
     Camera,
@@ -29,7 +29,7 @@ def _read(condition: str, seed: int) -> tuple[list[dict], list[np.ndarray]]:
     """The scene's true cards and the detected cards' corners, both in mm on the table."""
     conditions = random_conditions(seed) if condition == "random" else PRESETS[condition]
     frame = Renderer(CAM, conditions).render(random_scene(seed), seed)
-    found = [TABLE.to_mm(np.asarray(c.corners_px)) for c in CardDetector(table=TABLE).detect(frame.image)]
+    found = [TABLE.to_mm(np.asarray(c.corners_px)) for c in MapCardDetector(table=TABLE).detect(frame.image)]
     return frame.truth["cards"], found
 
 
@@ -112,7 +112,7 @@ def test_no_box_over_the_wood_beside_backs_at_the_tables_edge(seed):
     table = TableMap.from_homography(cam.image_to_table)
     scene = Scene(cards=(Card(0, "Bomb", (119.5, 44.0)), Card(1, "Bomb", (270.5, 44.0))))
     frame = Renderer(cam, PRESETS["wood"]).render(scene, seed=seed)
-    found = [table.to_mm(np.asarray(c.corners_px)) for c in CardDetector(table=table).detect(frame.image)]
+    found = [table.to_mm(np.asarray(c.corners_px)) for c in MapCardDetector(table=table).detect(frame.image)]
     truth = frame.truth["cards"]
     assert len(found) == 2
     assert all(max(_iou(np.asarray(c["corners_mm"]), f) for c in truth) > 0.9 for f in found)

@@ -127,7 +127,7 @@ def test_overlay_draws_a_crop_at_its_scale(photo):
 
 
 
-def test_a_draft_from_the_map_keeps_the_rules_draft_as_their_record(tmp_path, monkeypatch):
+def test_a_draft_holds_the_card_maps_cards_and_is_kept_as_proposed(tmp_path, monkeypatch):
     # A real photo of the project's shared set (SET cards on wood) and its hand label.
     shared = Path(__file__).resolve().parents[2] / "shared" / "real_photos" / "vimalloc_set-solver"
     if not (shared / "filter_cards1.jpg").is_file():
@@ -139,11 +139,12 @@ def test_a_draft_from_the_map_keeps_the_rules_draft_as_their_record(tmp_path, mo
     monkeypatch.setattr(lb, "LABELS", tmp_path / "labels")
     monkeypatch.setattr(lb, "DRAFTS", tmp_path / "drafts")
     monkeypatch.setenv("LABEL_IMAGE_ROOTS", str(tmp_path / "photos"))
-    lb.main(["propose", "--from", "map", "vimalloc_set-solver/filter_cards1.jpg"])
+    lb.main(["propose", "vimalloc_set-solver/filter_cards1.jpg"])
 
     label = json.loads((tmp_path / "labels" / "vimalloc_set-solver" / "filter_cards1.json").read_text())
     assert label["checked"] is False  # a draft, until someone looks at it
     truth = [np.array(c["corners"]) for c in hand["cards"]]
     near = [c for c in label["cards"] if min(np.abs(np.array(c["corners"]) - t).max() for t in truth) < 3.0]
     assert len(near) >= 0.85 * len(truth), (len(near), len(truth))
-    assert (tmp_path / "drafts" / "vimalloc_set-solver" / "filter_cards1.json").is_file()
+    draft = json.loads((tmp_path / "drafts" / "vimalloc_set-solver" / "filter_cards1.json").read_text())
+    assert draft["cards"] == label["cards"]

@@ -207,23 +207,7 @@ def test_detect_json_contract(tmp_path, capsys):
     for c in obj["cards"]:
         assert len(c["corners_px"]) == 4 and c["face"] in ("up", "down", "unknown") and 0 <= c["score"] <= 1
         assert "corners_mm" not in c  # only with --calibration
-    # Without a calibration "auto" finds cards with the learned map, and says which weights.
-    card = json.loads(
-        (Path(__file__).resolve().parents[1] / "vision" / "models" / "cardmap.json").read_text()
-    )
-    assert obj["model"] == {"file": "cardmap.onnx", "version": card["version"]}
-    assert cli_main(["detect", str(path), "--json", "--detector", "rules"]) == 0
-    assert json.loads(capsys.readouterr().out)["model"]["version"] == "hand-written rules"
-
-
-def test_detect_names_the_learned_map_it_used(tmp_path, capsys):
-    import json
-
-    f = _render(SPREAD[:2], "wood")
-    path = tmp_path / "table.png"
-    cv2.imwrite(str(path), f.image)
-    assert cli_main(["detect", str(path), "--json", "--detector", "map"]) == 0
-    obj = json.loads(capsys.readouterr().out)
+    # The cards are the learned map's, and the output says which weights.
     card = json.loads(
         (Path(__file__).resolve().parents[1] / "vision" / "models" / "cardmap.json").read_text()
     )
@@ -248,19 +232,18 @@ def _with_exif_orientation(jpeg: bytes, orientation: int) -> bytes:
 def test_exif_rotated_photo_is_read_upright(tmp_path, capsys):
     import json
 
-    img = np.full((600, 900, 3), (40, 60, 90), np.uint8)
-    card = cv2.boxPoints(((300.0, 280.0), (126.0, 176.0), 20.0))
-    cv2.fillPoly(img, [np.round(card * 16).astype(np.int32)], (235, 240, 240), cv2.LINE_AA, shift=4)
-    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    f = _render(SPREAD[:1], "wood")
+    h, w = f.image.shape[:2]
+    card = np.asarray(f.truth["cards"][0]["corners_px"])
+    ok, buf = cv2.imencode(".jpg", f.image, [cv2.IMWRITE_JPEG_QUALITY, 95])
     path = tmp_path / "phone.jpg"
     path.write_bytes(_with_exif_orientation(buf.tobytes(), 6))  # 6: the viewer turns it 90 deg clockwise
-    # (The rules: the card map has not learnt a card as blank as this drawn one.)
-    assert cli_main(["detect", str(path), "--json", "--detector", "rules"]) == 0
+    assert cli_main(["detect", str(path), "--json"]) == 0
     obj = json.loads(capsys.readouterr().out)
-    assert (obj["width"], obj["height"]) == (600, 900)  # upright, as cv2.imread loads it
+    assert (obj["width"], obj["height"]) == (h, w)  # upright, as cv2.imread loads it
     (found,) = obj["cards"]
     # Where the card is in the upright picture: (u, v) -> (H - 1 - v, u) for a quarter turn clockwise.
-    expect = np.array([[599 - v, u] for u, v in card])
+    expect = np.array([[h - 1 - v, u] for u, v in card])
     got = np.array(found["corners_px"])
     err = max(min(np.linalg.norm(expect - p, axis=1)) for p in got)
     assert err < 1.0

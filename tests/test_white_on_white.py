@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from bench.vision import POSE
-from vision.detector import CardDetector
+from vision.map_detector import MapCardDetector
 from vision.synthetic import PRESETS, Camera, Card, Renderer, Scene
 from vision.table import TableMap
 
@@ -28,7 +28,7 @@ def frame_and_cards():
         for i, a in enumerate(ANGLES)
     )
     frame = Renderer(CAM, PRESETS["white_on_white"]).render(Scene(cards=cards), 5)
-    found = CardDetector(table=TableMap.from_homography(CAM.image_to_table)).detect(frame.image)
+    found = MapCardDetector(table=TableMap.from_homography(CAM.image_to_table)).detect(frame.image)
     return frame, found
 
 

@@ -12,9 +12,10 @@ projector, pass where it lights (`vision.projected.projected_light`) as `read(im
 light is painted out of the frame before anything is read.
 """
 
-from vision.detector import CardDetector, DetectorSettings
+from vision.detector import DetectorSettings
 from vision.faces import FaceLibrary
 from vision.incremental import IncrementalReader
+from vision.map_detector import MapCardDetector
 from vision.observation import (
     CardSeen,
     FrameReading,
@@ -32,7 +33,6 @@ from vision.tracker import Tracker, TrackerSettings
 
 __all__ = [
     "CameraSource",
-    "CardDetector",
     "CardSeen",
     "DetectorSettings",
     "FaceLibrary",
@@ -40,6 +40,7 @@ __all__ = [
     "FrameReader",
     "FrameReading",
     "IncrementalReader",
+    "MapCardDetector",
     "Observation",
     "PawnColors",
     "PawnSeen",

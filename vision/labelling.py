@@ -4,7 +4,6 @@ One JSON per photo at ``data/real_photos/labels/<source_id>/<stem>.json`` (the f
 ``data/real_photos/labels/LABELLING.md``). The workflow, from the repository's root::
 
     python -m vision.labelling propose PHOTO...           # draft from the detector (uncalibrated)
-    python -m vision.labelling propose --from map PHOTO   # start from the card map's cards instead
     python -m vision.labelling overlay PHOTO --grid 100   # draw the labels; look at the PNG
     python -m vision.labelling add PHOTO x,y x,y x,y x,y  # a card from rough corners, snapped
     python -m vision.labelling remove PHOTO 3             # a false quad
@@ -34,7 +33,7 @@ import cv2
 import numpy as np
 import shapely
 
-from vision.detector import CardDetector, order_corners
+from vision.detector import order_corners
 from vision.edges import refine_quad
 from vision.pipeline import card_detector
 from vision.train.data import DATA, LABELS, PHOTOS
@@ -420,14 +419,9 @@ def cmd_propose(args: argparse.Namespace) -> None:
             continue
         img = read_image(path)
         label = new_label(path, img)
-        cards = CardDetector().detect(img)
+        cards = card_detector().detect(img)
         label["cards"] = [{"corners": _points(order_corners(c.corners_px)), "snapped": True} for c in cards]
-        save_label(path, label, DRAFTS)  # (the rules' draft stays the record of their recall)
-        if args.start_from == "map":
-            # the map misses far fewer cards on real photos: less to add by hand
-            label["cards"] = [
-                {"corners": _points(order_corners(c.corners_px)), "snapped": True} for c in card_detector("map").detect(img)
-            ]
+        save_label(path, label, DRAFTS)
         _store(path, label)
 
 
@@ -684,10 +678,6 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("propose", help="draft labels from the detector (uncalibrated)")
     p.add_argument("images", nargs="+")
     p.add_argument("--force", action="store_true", help="replace an existing label")
-    p.add_argument(
-        "--from", dest="start_from", choices=("rules", "map"), default="rules",
-        help="the detector whose cards the label starts from (the rules' draft is kept either way)",
-    )
     p.set_defaults(run=cmd_propose)
 
     p = sub.add_parser("overlay", help="draw the labels over the photo into a PNG")

@@ -2,7 +2,7 @@
 
 The map (`vision.cardmap`) says where each card is; its region's outline gives a rough
 quadrilateral; the sub-pixel edge fit (`vision.edges.refine_quad`) places each side on the card's
-real edge. With a calibration the edges are placed as `CardDetector.place` places them (shadows,
+real edge. With a calibration the edges are placed as `CardPlacer.place` places them (shadows,
 printed frames and the card's size say which line is the card's edge), and cards cut by the
 frame are completed by their size. Without one, a card the map is sure of but whose edges the
 frame does not show clean is placed on the map's outline, with the map's uncertainty. What
@@ -19,7 +19,7 @@ from vision.cardcheck import CardCheck
 from vision.cardmap import CardMap, CardMapReading, CardRegion, card_regions, default_map
 from vision.detector import (
     CardCandidate,
-    CardDetector,
+    CardPlacer,
     DetectorSettings,
     as_bgr,
     corner_order,
@@ -58,11 +58,11 @@ SIZE_SURE = 0.015
 AGREES = 0.9
 # A placed side with both corners within this many px of one border of the frame (or beyond
 # it; `detector.frame_side`) is the frame's edge, not the card's: that card runs off the frame,
-# and `CardDetector.place_cut` completes it (a card cut by the frame's bottom on wood was placed
+# and `CardPlacer.place_cut` completes it (a card cut by the frame's bottom on wood was placed
 # at its size between the frame's edge and a line of the grain, 20 px off).
 FRAME_BORDER_PX = 2.0
-# With a calibration, where the rules' placement finds no card in a region, the map's own edge fit
-# (as without one) stands if it is the card's size to within this: a small card's fit is off by a
+# With a calibration, where the placement (`CardPlacer.place`) finds no card in a region, the
+# map's own edge fit (as without one) stands if it is the card's size to within this: a small card's fit is off by a
 # px or two, 5-10 % of a card 40 px across, while the placement asks for its size to 6 %.
 # Calibrated diagnostic renders (62e6 / 64e6): 45.4 % / 100 % and 52.7 % / 100 % -> 64.4 % / 96.3 %
 # and 57.1 % / 98.1 % (0.08: 54.0 / 97.8 and 56.0 / 100; 0.2: 63.8 / 90.4 and 59.3 / 94.7).
@@ -97,7 +97,7 @@ CHECK_PASS = 0.5
 
 
 class MapCardDetector:
-    """`detect(image) -> [CardCandidate]`, as `CardDetector` does, from the card map; with a
+    """`detect(image) -> [CardCandidate]`: every card lying flat, from the card map; with a
     `card_check` (`vision.cardcheck`; none is shipped yet) each card it reports must pass that
     second look."""
 
@@ -114,12 +114,12 @@ class MapCardDetector:
         self.check = card_check
         self.last_map: CardMapReading | None = None
         self.last_regions: list[CardRegion] = []  # the regions of `last_map`, for benches
-        # With a calibration a card's edge is placed as the rules detector places it: its shadow's
+        # With a calibration a card's edge is placed by `CardPlacer`: its shadow's
         # penumbra, a white border's inner edge and the card's size all decide where the edge
         # lies to a tenth of a mm (calibrated renders: 1.1 -> 0.2 mm RMS on wood, 2.6 -> 0.3 mm
         # white on white, recall up too). Without one no size says which line is the card's edge,
         # and the fit below, held to the map, does better.
-        self.placer = CardDetector(self.settings, table) if table is not None else None
+        self.placer = CardPlacer(table, self.settings) if table is not None else None
 
     @property
     def model(self) -> dict:
@@ -250,7 +250,7 @@ class MapCardDetector:
         reading: CardMapReading,
         cards: np.ndarray,
     ) -> CardCandidate | None:
-        """With a calibration: of the placements (`CardDetector.place`) that keep to the map, the
+        """With a calibration: of the placements (`CardPlacer.place`) that keep to the map, the
         one nearest the card's size (a frame printed a few mm inside the card passes the size
         tolerance too, and the card's own edge is nearer its size)."""
         best, best_off = None, np.inf

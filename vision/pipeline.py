@@ -5,24 +5,18 @@ from __future__ import annotations
 import math
 import time
 from pathlib import Path
-from typing import Protocol
 
 import cv2
 import numpy as np
 
-from vision.detector import CardCandidate, CardDetector, DetectorSettings
+from vision.cardcheck import CardCheck
+from vision.detector import DetectorSettings
 from vision.faces import FaceLibrary, upright_corners
+from vision.map_detector import MapCardDetector
 from vision.observation import CardSeen, FrameReading, PawnSeen
 from vision.pawns import PawnColors, camera_nadir_px, find_pawns
 from vision.projected import without_light
 from vision.table import TableMap
-
-
-class CardFinder(Protocol):
-    """What finds a frame's cards: the rules (`CardDetector`) and the card map
-    (`vision.map_detector.MapCardDetector`) alike."""
-
-    def detect(self, image: np.ndarray) -> list[CardCandidate]: ...
 
 
 class FrameReader:
@@ -35,11 +29,10 @@ class FrameReader:
         pawn_colors: PawnColors | None = None,
         settings: DetectorSettings | None = None,
         find_faces: bool = True,
-        detector: str = "auto",
     ) -> None:
         if settings is None and table is not None:
             settings = DetectorSettings(card_size_mm=table.card_size_mm)
-        self.detector = card_detector(detector, settings, table)
+        self.detector = card_detector(settings, table)
         self.table = table
         self.faces = faces if faces is not None else (FaceLibrary.default() if find_faces else None)
         self.pawn_colors = pawn_colors or PawnColors()
@@ -48,7 +41,7 @@ class FrameReader:
     @property
     def model(self) -> dict:
         """The weights behind detection (file and version), so a result can be traced to them."""
-        return getattr(self.detector, "model", {"file": None, "version": "hand-written rules"})
+        return self.detector.model
 
     def read(self, image: np.ndarray, lit: np.ndarray | None = None) -> FrameReading:
         """Cards and pawns in `image`. `lit`: where the referee's projector lights the frame
@@ -107,37 +100,13 @@ class FrameReader:
         return FrameReading(w, h, (time.perf_counter() - t0) * 1e3, tuple(cards), tuple(pawns))
 
 
-# Which detector "auto" takes (README, "Vision v2"): the learned map, with a calibration or
-# without. Without a calibration it finds more of the cards in real photos nobody tuned on
-# (test split 86 % against 71 %) and far fewer false ones on randomised renders; with one - the
-# referee's camera - it finds more of the randomised renders' cards than the rules (diagnostic
-# seeds 62e6 / 64e6: 64 % / 57 % against 42 % / 53 %; 4 % / 2 % false against 1 % / 14 %), now that
-# the referee's own projector light is painted out of each frame first (`vision.projected`):
-# the map took a lit ring round a dark card for the card's white rim. The rules (`"rules"`)
-# still place every card of the project's own renders (the map 98.8 %).
-AUTO = "map"
-
-
 def card_detector(
-    kind: str = "auto", settings: DetectorSettings | None = None, table: TableMap | None = None, check: Path | None = None
-) -> CardFinder:
-    """The card detector by name: "rules" (hand-written), "map" (the learned card map,
-    `vision.map_detector`) or "auto" (see AUTO). All answer `detect(image)` alike. `check`: the
-    weights of a card check (`vision.cardcheck`) the map's cards pass (none is shipped yet)."""
-    if kind == "auto":
-        kind = AUTO
-    if kind == "map":
-        # (loads the networks only when asked)
-        from vision.cardcheck import CardCheck
-        from vision.map_detector import MapCardDetector
-
-        card_check = CardCheck(check) if check is not None else None
-        return MapCardDetector(settings, table, card_check=card_check)
-    if check is not None:
-        raise ValueError("a card check is a second look at the map's cards; it needs the map detector")
-    if kind != "rules":
-        raise ValueError(f"no card detector called {kind!r}; choose auto, rules or map")
-    return CardDetector(settings, table)
+    settings: DetectorSettings | None = None, table: TableMap | None = None, check: Path | None = None
+) -> MapCardDetector:
+    """The card detector: the learned card map (`vision.map_detector`), its cards placed at their
+    size with a calibration. `check`: the weights of a card check (`vision.cardcheck`) the map's
+    cards pass (none is shipped yet)."""
+    return MapCardDetector(settings, table, card_check=CardCheck(check) if check is not None else None)
 
 
 def check_image(image: object) -> None:

@@ -48,14 +48,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="LIBRARY.npz",
         help="enrolled faces from 'tabletop enroll-faces' (default: the bundled art)",
     )
-    p.add_argument(
-        "--detector",
-        choices=("auto", "rules", "map"),
-        default="auto",
-        help="how cards are found: the learned card map (vision/models/cardmap.onnx; see its model "
-        "card cardmap.json) or the hand-written rules (still placing every card of the project's own "
-        "renders); auto (default): the map",
-    )
     p.set_defaults(run=run)
 
     e = sub.add_parser(
@@ -133,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
         img = _load_image(path)
         size = (img.shape[1], img.shape[0])
         if size not in readers:
-            readers[size] = FrameReader(table=_table(args, size), faces=faces, detector=args.detector)
+            readers[size] = FrameReader(table=_table(args, size), faces=faces)
         try:
             reading = readers[size].read(img)
         except ValueError as exc:
@@ -225,7 +217,7 @@ def run_enroll(args: argparse.Namespace) -> int:
     if not photos:
         raise CommandError(f"{folder} holds no photos; put one photo per card in it, named after the card")
     # Photos without a calibration: the card is found as `tabletop detect` finds it there.
-    lib, det = FaceLibrary(), card_detector("auto")
+    lib, det = FaceLibrary(), card_detector()
     for p in photos:
         try:
             lib.enroll(p.stem, _load_image(str(p)), det)
