@@ -28,6 +28,7 @@ import shapely
 
 from bench.baseline import baseline_detect
 from vision.detector import side_lengths
+from vision.map_detector import MapCardDetector
 from vision.pipeline import card_detector
 from vision.train.data import PHOTOS, labelled_photos
 from vision.train.splits import load as load_splits
@@ -47,7 +48,7 @@ class Score:
     photos: int = 0
     # (the card's short side in px, whether it was found) per card, for recall by card size.
     by_size: list[tuple[float, bool]] = field(default_factory=list)
-    # Of the card map's misses, how many of each of `MISSES` (the rules detector has no regions).
+    # Of the card map's misses, how many of each of `MISSES` (uncalibrated runs only).
     misses: dict[str, int] = field(default_factory=dict)
 
     def add(self, o: Score) -> None:
@@ -162,16 +163,15 @@ def miss_class(card: np.ndarray, regions: list[np.ndarray]) -> str:
     return "outlined loosely" if best >= 0.5 else "outlined partly"
 
 
-def map_misses(detector: object, cards: list[np.ndarray], scored: Score) -> dict[str, int]:
+def map_misses(detector: MapCardDetector | None, cards: list[np.ndarray], scored: Score) -> dict[str, int]:
     """Of the cards `scored` (one frame's) left unfound, how many of each of `MISSES`, by the
-    regions of the detector's last map; none for a detector without one."""
-    regions = getattr(detector, "last_regions", None)
+    regions of the detector's last map; none without a detector."""
     out: dict[str, int] = {}
-    if regions is None:
+    if detector is None:
         return out
     for c, (_, found) in zip(cards, scored.by_size):
         if not found:
-            k = miss_class(c, [r.contour for r in regions])
+            k = miss_class(c, [r.contour for r in detector.last_regions])
             out[k] = out.get(k, 0) + 1
     return out
 

@@ -73,9 +73,17 @@ def _best_iou(card: dict, found: list[np.ndarray]) -> float:
         # frame's border is the card's own edge (fitted at the card's size), not the border's.
         ("white_on_white", 2000084, [1]),
         # A white-bordered face on a white table in a lamp's glare, a pawn on it: border and table
-        # both clipped white, no edge of the card to fit at all; placed by its size around its
-        # clean printed frame, the ring from the frame to beyond the card one flat colour.
-        ("random", 2000125, [9]),
+        # both clipped white, no edge of the card to fit at all. The rules placed it by its size
+        # around its clean printed frame (`_placed_around_frame`, deleted in session 30: it placed
+        # no card of the calibrated diagnostic renders or the project's renders).
+        pytest.param(
+            "random",
+            2000125,
+            [9],
+            marks=pytest.mark.xfail(
+                strict=True, reason="issue 20: a white card clipped white in glare has no edge"
+            ),
+        ),
     ],
 )
 def test_whole_card_in_view_is_found(condition, seed, ids):

@@ -42,11 +42,6 @@ NOT_TABLE = 40.0  # colour distance from the table of what is clearly something 
 # complete it from its seen sides and its size. A card half in view must be found: its seen share
 # as completed from a fit wavers by a few % about the truth, so the limit keeps a margin below half.
 MIN_SEEN_SHARE = 0.4
-# A card placed by its size around a frame printed on it (`_placed_around_frame`): the most its
-# border and the table beyond may differ in colour (a step no fit can measure, noise and glare's
-# slow fall-off aside), and how far off centre a frame may be printed on a card (mm).
-FLAT_RING = 12.0
-PRINT_REGISTRATION_MM = 0.5
 
 
 @dataclass(frozen=True)
@@ -263,7 +258,6 @@ class CardPlacer:
         corners_mm = sigma_mm = None
         on_ramps: int | None = None  # the axis `_on_ramps` placed
         corners_mm = self.table.to_mm(c)
-        c, corners_mm = self._at_ramp_feet(c, corners_mm, fit)
         if weak and not self._full_size_mm(corners_mm):
             return []
         ms, ml = side_lengths(corners_mm)
@@ -312,10 +306,6 @@ class CardPlacer:
                 # with every side well supported.
                 first = self._refine(image, around, reach=max(0.35 * m, 3.0), grow=False, passes=1)
                 got += [g for g in first if self._full_size(g) and g.score >= s.mean_support]
-            if around is not None and not weak and not any(self._full_size(g) for g in got):
-                # No edge of the card to fit at all: its border may be the table's colour (a
-                # white card on a white table, both clipped in a lamp's glare).
-                got += self._placed_around_frame(image, c, corners_mm, around, fit, sigma_px)
             # The card around a printed frame was placed by its size: a fit off that size on
             # one axis only took a rival edge on a side (a touching neighbour's, a shadow).
             out.extend(g for g in got if self._evenly_sized(g))
@@ -445,57 +435,6 @@ class CardPlacer:
                     if sp < best_spread:
                         best, best_spread = m, sp
         return best
-
-    def _placed_around_frame(
-        self,
-        image: np.ndarray,
-        c: np.ndarray,
-        c_mm: np.ndarray,
-        around: np.ndarray,
-        fit: QuadFit,
-        sigma_px: np.ndarray,
-    ) -> list[CardCandidate]:
-        """The card around a calibrated fit `c` (px; `c_mm` on the table) of a frame printed on it,
-        placed by the card's size (`around`) where its own edge cannot be seen: the frame clean and
-        square, an even border round it, and from just outside the frame to beyond where the card
-        ends one colour on every side - the card's border no different from the table there, so
-        there is no edge to measure (a white card on a white table, both clipped in glare). A frame
-        outlined on the table between cards has their edges in that ring; a printed frame on a card
-        whose edge shows is left to the card's own fit."""
-        s = self.settings
-        # The frame alone places the card: an edge along most of it, every side straight.
-        sup = [sd.support for sd in fit.sides]
-        if min(sup) < NO_EDGE_SUPPORT or np.mean(sup) < CLEAN_SUPPORT:
-            return []
-        if max(sd.residual_px for sd in fit.sides) > CLEAN_RESIDUAL_PX:
-            return []
-        if max(_corner_skew_deg(c_mm, k) for k in range(4)) > s.max_skew_deg:
-            return []
-        cs, cl = sorted(s.card_size_mm)
-        ms, ml = side_lengths(c_mm)
-        borders = ((cs - ms) / 2, (cl - ml) / 2)
-        # An even border round the frame: the frame centred on the card, which then places it.
-        if not (0.25 * s.border_mm < min(borders) and max(borders) < 2 * s.border_mm):
-            return []
-        if abs(borders[0] - borders[1]) > 0.25 * s.border_mm:
-            return []
-        if not _well_in_view(around, image.shape):
-            return []
-        # `around`'s corners in the order of `c`'s, each outside its own.
-        around = around[np.linalg.norm(c[:, None] - around[None], axis=2).argmin(axis=1)]
-        if len({tuple(p) for p in around.tolist()}) < 4:
-            return []
-        # Colour across the ring from a third of the border out (clear of the frame's blurred
-        # edge) to most of a border's width beyond the card, per side: flat all the way.
-        spread = _flat_ring_spread(image, c, around, (0.35, 0.6, 0.85, 1.15, 1.4, 1.7))
-        if spread is None or spread.max() > FLAT_RING:
-            return []
-        # The card's corners are where the size puts them, up to where the frame sits on the card
-        # (a print's registration), on top of the frame's own error.
-        mm_per_px = float(np.mean(self.table.mm_per_px(c)))
-        sig = np.hypot(sigma_px, PRINT_REGISTRATION_MM / mm_per_px)
-        score = float(np.clip(np.mean(sup), 0, 1)) / 2
-        return [self._calibrated_card(around, sig, score, fit, placed_by_size=True)]
 
     def _calibrated_card(
         self, q: np.ndarray, sigma_px: np.ndarray, score: float, fit: QuadFit, **flags: bool
@@ -661,38 +600,6 @@ class CardPlacer:
         if moved is None:
             return c, c_mm
         return moved, self.table.to_mm(moved)
-
-    def _at_ramp_feet(self, c: np.ndarray, c_mm: np.ndarray, fit: QuadFit) -> tuple[np.ndarray, np.ndarray]:
-        """A calibrated fit `c` (px; `c_mm` on the table) with sides moved to their soft ramps' feet
-        (`SideFit.ramp_px`) where the card's size says the card ends there: a card's edge that
-        merges into its shadow's penumbra makes one ramp whose steepest point, where the line
-        lies, may be the card's edge (a blurred edge) or within the penumbra (a sharp one), and
-        only the distance to the opposite side tells - but not which side of an axis is off, so
-        this is the last resort: only on an axis larger than the card by more than a penumbra's
-        width (SHADOW_EXCESS), of keeping both sides or moving either or both, the one nearest the
-        card's size, if that is within 2 %. (On a fit nearer the card's size the ramp's foot was
-        the worse place on rendered white tables, mostly on a lit side while the excess lay on a
-        shadowed one: such a fit is left to `_clear_of_shadows`.)"""
-        ramp = np.array([sd.ramp_px for sd in fit.sides])
-        if not ramp.any():
-            return c, c_mm
-        mm_per_px = float(np.mean(self.table.mm_per_px(c)))
-        margin = np.zeros(4)
-        for k, size, nominal in self._axes(c_mm):
-            if size <= (1 + SHADOW_EXCESS) * nominal:
-                continue  # a penumbra's worth at most: `_clear_of_shadows` takes it
-            options = [(), (k,), (k + 2,), (k, k + 2)]
-            moved = [size + sum(ramp[j] for j in o) * mm_per_px for o in options]
-            best = int(np.argmin([abs(m - nominal) for m in moved]))
-            if best and abs(moved[best] / nominal - 1) < 0.02:
-                for j in options[best]:
-                    margin[j] = ramp[j]
-        if not margin.any():
-            return c, c_mm
-        q = _offset_quad(c, margin)
-        if q is None:
-            return c, c_mm
-        return q, self.table.to_mm(q)
 
     def _on_ramps(
         self, c: np.ndarray, c_mm: np.ndarray, fit: QuadFit
@@ -1506,27 +1413,6 @@ def _well_in_view(points: np.ndarray, shape: tuple[int, ...]) -> bool:
     """Whether every point (px) lies in the image at least 2 px from the frame's edge."""
     h, w = shape[:2]
     return bool((points >= 2).all() and (points[:, 0] <= w - 3).all() and (points[:, 1] <= h - 3).all())
-
-
-def _flat_ring_spread(
-    image: np.ndarray, inner: np.ndarray, outer: np.ndarray, at: tuple[float, ...]
-) -> np.ndarray | None:
-    """Per side, how far the colours across the ring between the quad `inner` and the quad `outer`
-    around it (px, corners in the same order) stray from their median: sampled along the middle of
-    the sides of the quads `inner + f * (outer - inner)` for each f in `at` (f > 1 lies beyond
-    `outer`). None if a sample falls outside the image."""
-    h, w = image.shape[:2]
-    t = np.linspace(0.2, 0.8, 12)[:, None]
-    cols = []
-    for f in at:
-        q = inner + f * (outer - inner)
-        pts = np.concatenate([q[k] + t * (q[(k + 1) % 4] - q[k]) for k in range(4)]).astype(np.float32)
-        if (pts < 0).any() or (pts[:, 0] > w - 1).any() or (pts[:, 1] > h - 1).any():
-            return None
-        sampled = cv2.remap(image, pts[:, :1].copy(), pts[:, 1:].copy(), cv2.INTER_LINEAR)
-        cols.append(np.median(sampled.reshape(4, len(t), -1).astype(np.float32), axis=1))
-    cols = np.stack(cols, axis=1)  # 4 sides x len(at) x C
-    return np.linalg.norm(cols - np.median(cols, axis=1, keepdims=True), axis=2).max(axis=1)
 
 
 _OUTLINE_T = np.linspace(0.2, 0.8, 12)  # where along a side `_outline_colours` looks

@@ -52,10 +52,6 @@ class SideFit:
     # The card is not clearly lighter than what lies beyond, where its edge can merge into its
     # shadow's penumbra: the line may lie up to a penumbra's width outside the card, not inside.
     shadowed: bool = False
-    # Where the card's edge and its shadow's penumbra make one soft ramp, which the profile alone
-    # cannot split: how far (px, outward; <= 0) the ramp's foot on the card's side lies from the
-    # line. The card's edge is there or at the line; the card's size can tell which.
-    ramp_px: float = 0.0
     # Where the card may merge into its shadow: how far (px, outward; <= 0) inside the line the
     # side's profile is still changing - the inner end of the ramp the line lies on. A blurred
     # frame (motion, defocus) widens the ramp, and the card's edge may lie anywhere on it, so this
@@ -502,12 +498,11 @@ def _step_models(m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray
 
 def _own_edge_shifts(
     img, lines: _Lines, out, p0, p1, pol, ns, width, px_per_mm: float
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray]:
     """Per side, how far (px, outward) the card's own edge lies from its fitted line; 0 where the
-    profile is one plain step (the line is on it) or too unclear to say. Then per side where the
-    profile is one soft ramp that a card | band | table fit splits with no dip between the two
-    steps, how far the ramp's foot on the card's side lies (px, outward, < 0; else 0). Then per
-    side not moved, its slack (`SideFit.slack_px`)."""
+    profile is one plain step (the line is on it), one soft ramp that a card | band | table fit
+    splits with no dip between the two steps, or too unclear to say. Then per side not moved,
+    its slack (`SideFit.slack_px`)."""
     k = len(p0)
     c, dd = lines.c, lines.d
     normal = np.stack([-dd[:, 1], dd[:, 0]], axis=1)
@@ -547,9 +542,8 @@ def _own_edge_shifts(
     band0, far0 = g0[:, 0] + g0[:, 1], g0[:, 0] + g0[:, 1] + g0[:, 2]
     r = np.flatnonzero((ssr[np.arange(k), best] < 0.5 * one) & (band0 < far0) & (band0 > 0.2 * far0))
     shifts = np.zeros(k)
-    ramps = np.zeros(k)
     if not len(r):
-        return shifts, ramps, slack
+        return shifts, slack
     theta, ssr_fit = _fit_band(y[r], np.concatenate([lv[r], params[best[r]]], axis=1))
     e, w, s1, s2 = theta[:, 3:4], theta[:, 4:5], theta[:, 5:6], theta[:, 5:6] * theta[:, 6:7]
     # The band's grey levels under the fitted shape: is it a shadow?
@@ -586,10 +580,8 @@ def _own_edge_shifts(
         banded &= s1[:, 0] <= 1.6 * statistics.median(s1[banded, 0].tolist())
     ok = banded & dipped
     shifts[r[ok]] = e[ok, 0] * h
-    ramp = banded & ~dipped & (e[:, 0] < 0)
-    ramps[r[ramp]] = e[ramp, 0] * h
     slack[r[ok]] = 0.0  # the card's own step was found: the side moved onto it
-    return shifts, ramps, slack
+    return shifts, slack
 
 
 SLACK_FLAT = 0.1  # a profile changing by less than this share of its edge's steepest change is flat
@@ -708,7 +700,7 @@ def refine_quad(img: np.ndarray, quad: np.ndarray, reach: float, passes: int = 2
         fit = _fit_sides(img, q, reach if it == 0 else 4.0, first=it == 0, last=it == passes - 1)
         if fit is None:
             return None
-        lines, strength, ns, shadowed, ramps, slack = fit
+        lines, strength, ns, shadowed, slack = fit
         new_q = _intersections(lines)
         if new_q is None:
             return None
@@ -716,15 +708,15 @@ def refine_quad(img: np.ndarray, quad: np.ndarray, reach: float, passes: int = 2
         if np.maximum.reduce(np.add.reduce((new_q - q) ** 2, axis=1)) > (2.5 * reach + 3) ** 2:
             return None
         q = new_q
-    return _quad_fit(q, lines, strength, ns, off, shadowed, ramps, slack)
+    return _quad_fit(q, lines, strength, ns, off, shadowed, slack)
 
 
 def _fit_sides(
     img: np.ndarray, q: np.ndarray, reach: float, first: bool, last: bool
-) -> tuple[_Lines, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+) -> tuple[_Lines, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
     """One pass: a line fitted to each side of `q` from edge points within `reach` px of it, with
     the points' strengths, the number of samples per side, whether each side may have merged
-    into a shadow and where a soft ramp's foot lies (see SideFit); None when a side has too little
+    into a shadow and its slack (see SideFit); None when a side has too little
     edge (or, on the first pass, the quad as a whole)."""
     p0, p1 = q, q[_NEXT]
     corners = q.tolist()
@@ -760,7 +752,6 @@ def _fit_sides(
         return None
     strength = e.strength
     shadowed = np.zeros(len(ns), bool)
-    ramps = np.zeros(len(ns))
     slack = np.zeros(len(ns))
     rimmed = np.zeros(len(ns), bool)
     if last:
@@ -786,11 +777,10 @@ def _fit_sides(
         r = np.flatnonzero(inside <= (1 + LIGHTER_CARD) * beyond)
         if len(r):
             px_per_mm = min(np.linalg.norm(q - q[_NEXT], axis=1).tolist()) / 63.0
-            shift, ramp, slk = _own_edge_shifts(
+            shift, slk = _own_edge_shifts(
                 img, lines.rows(r), out[r], p0[r], p1[r], e.polarity[r], ns[r], width, px_per_mm
             )
             shadowed[r] = ~rimmed[r]
-            ramps[r] = ramp
             slack[r] = np.where(rimmed[r], 0.0, slk)
             if np.logical_or.reduce(shift != 0):
                 full = np.zeros(len(ns))
@@ -798,7 +788,7 @@ def _fit_sides(
                 lines = lines.shifted(full, out)
     if first and np.add.reduce(np.add.reduce(lines.keep, axis=1) / ns) / len(ns) < 0.45:
         return None  # mostly not an edge: give up before the fine pass
-    return lines, strength, ns, shadowed, ramps, slack
+    return lines, strength, ns, shadowed, slack
 
 
 def _quad_fit(
@@ -808,7 +798,6 @@ def _quad_fit(
     ns: np.ndarray,
     off: np.ndarray,
     shadowed: np.ndarray,
-    ramps: np.ndarray,
     slack: np.ndarray,
 ) -> QuadFit:
     """The result in image pixels: corners, their sigmas and each side's fit."""
@@ -821,8 +810,8 @@ def _quad_fit(
     contrast = _masked_median(strength, keep)
     c, d = lines.c + off, lines.d.copy()
     sides = tuple(
-        SideFit(pt, dd, res, n, n / m, span, con, sh, rp, sl)
-        for pt, dd, res, n, m, span, con, sh, rp, sl in zip(
+        SideFit(pt, dd, res, n, n / m, span, con, sh, sl)
+        for pt, dd, res, n, m, span, con, sh, sl in zip(
             c,
             d,
             rms.tolist(),
@@ -831,7 +820,6 @@ def _quad_fit(
             length.tolist(),
             contrast.tolist(),
             shadowed.tolist(),
-            ramps.tolist(),
             slack.tolist(),
         )
     )
