@@ -704,8 +704,8 @@ class CardPlacer:
                 ways = [(rough, side)]
             elif _hidden_corner(rough, image.shape, near) is not None:
                 # A card showing three corners may be fitted either way round (see
-                # `_three_corners_in_view`), else as a whole; the first that gives a card is taken.
-                ways = [*_three_corners_in_view(rough, image.shape, near), (rough, None)]
+                # `_three_corners_in_view`); the first that gives a card is taken.
+                ways = _three_corners_in_view(rough, image.shape, near)
             else:
                 continue
             for q, way in ways:
@@ -715,53 +715,10 @@ class CardPlacer:
                 if any(np.abs(q - d).max() < 0.1 * short for d in done):
                     continue
                 done.append(q)
-                if way is None:
-                    got = self._three_corners_fitted(image, q, scale)
-                else:
-                    got = self._fit_cut(
-                        image, q, *way, reach=2.5 * scale + 2.5, table=table, corner_in_view=side is None
-                    )
+                got = self._fit_cut(image, q, *way, reach=2.5 * scale + 2.5, table=table, corner_in_view=side is None)
                 out.extend(got)
                 if got:
                     break
-        return out
-
-    def _card_or_frame_sized(self, q: np.ndarray) -> bool:
-        """Whether the rough quad q (full-size px) measures on the table about a card, or a frame
-        printed on one that `_refine` grows from."""
-        cs, cl = sorted(self.settings.card_size_mm)
-        short, long = side_lengths(self.table.to_mm(q))
-        return 0.6 * cs < short < 1.15 * cs and 0.6 * cl < long < 1.15 * cl
-
-    def _three_corners_fitted(self, image: np.ndarray, q: np.ndarray, scale: float) -> list[CardCandidate]:
-        """The card of a rough quad (full-size px) with one corner beyond the frame's edge, fitted
-        as a whole: its two sides to the hidden corner show long enough stretches to fit (the
-        line past the third corner would run far over the table, see `_three_corners_in_view`).
-        Beyond the frame a side shows no edge; its support is counted over the part in view."""
-        if not self._card_or_frame_sized(q):
-            return []
-        h, w = image.shape[:2]
-        frame = np.array([[-0.5, -0.5], [w - 0.5, -0.5], [w - 0.5, h - 0.5], [-0.5, h - 0.5]], np.float32)
-        got = [c for c in self._refine(image, q, reach=2.5 * scale + 2.5) if self._full_size(c)]
-        if not got:
-            # As in `_fit_cut`: the clearest outline may be a printed frame inside a light border
-            # whose edge on a light table is faint (a thin coloured frame's two edges rival each
-            # other too): look a border's width further, close.
-            m = self.settings.border_mm / float(np.mean(self.table.mm_per_px(q)))
-            bigger = _offset_quad(q, m)
-            if bigger is not None:
-                got = [
-                    c
-                    for c in self._refine(image, bigger, reach=max(0.35 * m, 2.5), grow=0)
-                    if self._full_size(c)
-                ]
-        out = []
-        for c in got:
-            # Still a card showing three corners, and enough of it in view (else too little is seen).
-            inter, _ = cv2.intersectConvexConvex(c.corners_px.astype(np.float32), frame)
-            seen = inter >= MIN_SEEN_SHARE * abs(_poly_area(c.corners_px))
-            if seen and _hidden_corner(c.corners_px, image.shape, 1.0) is not None:
-                out.append(c)
         return out
 
     def _fit_cut(
@@ -784,9 +741,9 @@ class CardPlacer:
         the known card size puts it along the two sides that run off the frame.
         `corner_in_view`: the card shows three corners (see `_three_corners_in_view`): side i + 1
         runs past the card's corner in view to the frame's edge, over the table; the size places
-        that corner, and the side's edge must end there. `seek_far`: when what was fitted as the far side is no
-        card edge, look further out for it (a printed frame whose far end lies further in than
-        its sides: a title band)."""
+        that corner. `seek_far`: when what was fitted as the far side is no card edge, look
+        further out for it (a printed frame whose far end lies further in than its sides: a title
+        band)."""
         s = self.settings
         h, w = image.shape[:2]
         q = q.copy()
@@ -949,22 +906,6 @@ class CardPlacer:
             return sorted(got, key=lambda g: -abs(float(g.corners_px[:, axis].mean()) - lim))[:1]
         if off[1] or off.sum() > 1:
             return []
-        # The two corners in view are the card's: past each along the far side lies the table (a
-        # printed frame's corner has the rest of the card there, the far edge running on).
-        past = 2.0 * s.border_mm / float(np.mean(self.table.mm_per_px(c)))
-        for k, other, beside in ((i2, i3, off[0]), (i3, i2, off[2])):
-            if beside:
-                # A neighbour beside the side ending at this corner reaches past it (touching
-                # cards): what lies there is the neighbour and tells nothing; the other corner does.
-                continue
-            d = (c[k] - c[other]) / max(float(np.linalg.norm(c[k] - c[other])), 1e-9)
-            room = min(
-                (((w - 1.0 if d[x] > 0 else 0.0) - c[k, x]) / d[x] for x in (0, 1) if abs(d[x]) > 1e-9),
-                default=past,
-            )
-            end = c[k] + max(min(past, room), 0.0) * d
-            if not self._ends_at(image, c[k], end, c.mean(axis=0), inside[i2], table, outside[i2]):
-                return []
         new = c.copy()
         sig = fit.sigma_px.copy()
         for real, hid in ((i2, i1), (i3, i)):
@@ -979,8 +920,6 @@ class CardPlacer:
             if t is None:
                 return []
             new[hid] = c[real] + t * d / np.linalg.norm(d)
-            if past_corner and not self._ends_at(image, new[hid], c[hid], c.mean(axis=0), inside[i1], table):
-                return []  # the edge runs on past where the card's size ends it: not this card
             # The side's direction error grows with the distance from what was seen.
             sig[hid] = math.hypot(fit.sigma_px[hid] * t / max(np.linalg.norm(d), 1.0), fit.sigma_px[real])
         frame = np.array([[-0.5, -0.5], [w - 0.5, -0.5], [w - 0.5, h - 0.5], [-0.5, h - 0.5]], np.float32)
@@ -1026,50 +965,6 @@ class CardPlacer:
             corner_in_view=corner_in_view,
             seek_far=seek_far,
         )
-
-    def _ends_at(
-        self,
-        image: np.ndarray,
-        corner: np.ndarray,
-        beyond: np.ndarray,
-        ctr: np.ndarray,
-        card: np.ndarray,
-        table: np.ndarray,
-        outside: np.ndarray | None = None,
-    ) -> bool:
-        """Whether a card whose edge runs from its corner `corner` on towards `beyond` (px) shows
-        the table, not itself, just inside that line past the corner (`ctr`: a point on the
-        card's side of it; `card`: the card's colour just inside its edge). With `outside`, the
-        colour just outside that edge: whether the edge's step ends at the corner (the same
-        colour either side of the line past it: the table, or a neighbour lying across it
-        there) - a card's edge running on past a corner of its printed frame, or of bands
-        printed along its sides, keeps its step there."""
-        d = beyond - corner
-        gap = float(np.linalg.norm(d))
-        start = max(3.0, 1.5 / float(np.mean(self.table.mm_per_px(corner[None]))))  # clear of a shadow
-        if gap < start + 3.0:
-            return True  # the corner is at the frame's edge: nothing past it to look at
-        d /= gap
-        inward = (ctr - corner) - ((ctr - corner) @ d) * d
-        inward *= 4.0 / (np.linalg.norm(inward) + 1e-9)
-        along = corner + np.linspace(start, gap - 1.0, 6)[:, None] * d
-        pts = np.concatenate([along + inward, along - inward]).astype(np.float32)
-        got = cv2.remap(
-            image, pts[:, :1].copy(), pts[:, 1:].copy(), cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
-        ).reshape(len(pts), -1)
-        past, across = got[:6].astype(np.float32), got[6:].astype(np.float32)
-        if outside is not None:
-            # Past the corner, the edge runs on when the card's colour still lies on its side of
-            # the line and the outside's on the other. Beside a white card on a white table its
-            # border passes for the table; a neighbour touching the corner for the card, a
-            # neighbour's edge in line with it for the edge: the two colours together tell.
-            spread = float(np.median(np.linalg.norm(across - np.median(across, axis=0), axis=1)))
-            if float(np.linalg.norm(card - outside)) > 3.0 * spread:
-                dc = np.linalg.norm(past - card, axis=1), np.linalg.norm(across - card, axis=1)
-                do = np.linalg.norm(past - outside, axis=1), np.linalg.norm(across - outside, axis=1)
-                return float(np.mean((dc[0] < do[0]) & (do[1] < dc[1]))) <= 0.5
-        colour = np.median(past, axis=0)
-        return float(_off_table(colour[None], table)[0]) < float(np.linalg.norm(colour - card))
 
     def _completed(
         self, new: np.ndarray, sig: np.ndarray, fit: QuadFit, sup: list[float], resid: float
