@@ -732,7 +732,6 @@ class CardPlacer:
         table: np.ndarray,
         grow: bool = True,
         corner_in_view: bool = False,
-        seek_far: bool = False,
     ) -> list[CardCandidate]:
         """The card of which the rough quad q (full-size px) is the part inside the frame, side i
         on the frame's edge (`axis` = `lim`). Beyond the frame the crop is padded with a colour
@@ -741,9 +740,7 @@ class CardPlacer:
         the known card size puts it along the two sides that run off the frame.
         `corner_in_view`: the card shows three corners (see `_three_corners_in_view`): side i + 1
         runs past the card's corner in view to the frame's edge, over the table; the size places
-        that corner. `seek_far`: when what was fitted as the far side is no card edge, look
-        further out for it (a printed frame whose far end lies further in than its sides: a title
-        band)."""
+        that corner."""
         s = self.settings
         h, w = image.shape[:2]
         q = q.copy()
@@ -799,7 +796,7 @@ class CardPlacer:
             # The clearest outline may be a printed frame inside a light border whose edge on a
             # light table is faint, too far out for this search: look a border's width further.
             m = s.border_mm / float(np.mean(self.table.mm_per_px(q)))
-            return self._fit_cut_around(image, q, i, axis, lim, m, table, corner_in_view, seek_far=True)
+            return self._fit_cut_around(image, q, i, axis, lim, m, table, corner_in_view)
         if c is None:
             return []  # the cut side is not the frame's edge: not a card running off the frame
         # The pad beyond every edge of the frame makes each a clean straight edge: a side fitted
@@ -859,7 +856,7 @@ class CardPlacer:
                 # The inner frame of a printed border: move the three seen sides out by the
                 # border and fit again, the cut side staying on the frame's edge.
                 m = (full - width) / 2 / float(np.mean(self.table.mm_per_px(c)))
-                return self._fit_cut_around(image, c, i, axis, lim, m, table, corner_in_view, seek_far=True)
+                return self._fit_cut_around(image, c, i, axis, lim, m, table, corner_in_view)
             return []
         across = cs if length == cl else cl
         if grow and width < 0.98 * across:
@@ -883,29 +880,6 @@ class CardPlacer:
                 # A card's border is one colour all round: just inside its own edges the colour is
                 # the same on every side in view, unlike a side kept to the printed frame.
                 return [min(got, key=lambda g: _inside_spread(image, g.corners_px, in_view=True))]
-        # Only one of the card's sizes is measured: each seen side must be a card's own edge, with
-        # the table just outside it (not a printed frame, whose outside is the card's border, nor
-        # the table between cards, whose sides are the neighbours' edges).
-        inside, outside = _outline_colours(image, c, short_px)
-        din = np.linalg.norm(inside - table, axis=1)[[i1, i2, i3]]
-        dout = _off_table(outside, table)[[i1, i2, i3]]
-        # One side running off the frame may touch another card (cards close together); a printed
-        # frame or the gap between cards has the wrong thing outside on all of them. The far side
-        # places the card along its length: it must be the card's edge.
-        off = dout > 30.0 + 0.2 * din
-        if off[1] and not off[0] and not off[2] and seek_far:
-            # The card's far edge is then the outermost edge with the table outside, within three
-            # borders' widths (a title band).
-            m = s.border_mm / float(np.mean(self.table.mm_per_px(c)))
-            got = []
-            for k in range(1, 7):
-                margin = np.where(np.arange(4) == i2, 0.5 * k * m, 0.0)
-                got += self._fit_cut_around(
-                    image, c, i, axis, lim, margin, table, corner_in_view, reach=0.35 * m
-                )
-            return sorted(got, key=lambda g: -abs(float(g.corners_px[:, axis].mean()) - lim))[:1]
-        if off[1] or off.sum() > 1:
-            return []
         new = c.copy()
         sig = fit.sigma_px.copy()
         for real, hid in ((i2, i1), (i3, i)):
@@ -938,7 +912,6 @@ class CardPlacer:
         m: float | np.ndarray,
         table: np.ndarray,
         corner_in_view: bool,
-        seek_far: bool = False,
         reach: float | None = None,
     ) -> list[CardCandidate]:
         """`_fit_cut` once more, without growing, around the quad c (px, side i on the frame's
@@ -963,7 +936,6 @@ class CardPlacer:
             table=table,
             grow=False,
             corner_in_view=corner_in_view,
-            seek_far=seek_far,
         )
 
     def _completed(
