@@ -32,7 +32,7 @@ import shapely
 from bench.baseline import baseline_detect
 from bench.labelled_photos import Score, corner_errors, corners_of, map_misses, misses_line, score_photo
 from vision.cardmap import SMALLEST_CARD
-from vision.detector import DetectorSettings, side_lengths
+from vision.detector import side_lengths
 from vision.pipeline import card_detector
 from vision.synthetic.randomised import BENCH_SIZE, TrainingSample, training_sample
 from vision.table import TableMap
@@ -95,9 +95,8 @@ def placed_whole(card: np.ndarray, found: list[np.ndarray], tol: float = 0.05) -
 
 def calibrated_detector(sample: TrainingSample):
     """`detect(image) -> [4 x 2 corners]` with the sample's exact calibration."""
-    size = sample.card_size_mm
-    table = TableMap.from_homography(np.linalg.inv(sample.table_to_image), size)
-    return corners_of(card_detector(DetectorSettings(card_size_mm=size), table))
+    table = TableMap.from_homography(np.linalg.inv(sample.table_to_image), sample.card_size_mm)
+    return corners_of(card_detector(table=table))
 
 
 def run(

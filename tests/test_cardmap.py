@@ -220,3 +220,12 @@ def test_a_card_showing_three_corners_is_completed_beyond_the_frame():
     found = [c.corners_px for c in MapCardDetector(table=TableMap.from_homography(cam.image_to_table)).detect(frame.image)]
     assert len(found) == 1
     assert min(np.abs(np.roll(found[0], r, axis=0) - t).max() for r in range(4)) < 3.0
+
+
+def test_with_a_calibration_the_card_size_is_the_tables():
+    # A deck of another size (a bridge deck, 57 x 89 mm) calibrated on the table: the placement
+    # holds cards to that size unless the settings say otherwise.
+    table = TableMap.from_homography(np.eye(3), (89.0, 57.0))
+    assert MapCardDetector(table=table).settings.card_size_mm == (57.0, 89.0)
+    assert MapCardDetector(table=table).placer.settings.card_size_mm == (57.0, 89.0)
+    assert MapCardDetector().settings.card_size_mm == (63.0, 88.0)

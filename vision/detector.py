@@ -437,7 +437,7 @@ class CardPlacer:
         return best
 
     def _calibrated_card(
-        self, q: np.ndarray, sigma_px: np.ndarray, score: float, fit: QuadFit, **flags: bool
+        self, q: np.ndarray, sigma_px: np.ndarray, score: float, fit: QuadFit
     ) -> CardCandidate:
         """The candidate for corners q (px) with sigmas `sigma_px`, in the candidates' corner
         order, with its corners and sigmas on the table."""
@@ -449,7 +449,6 @@ class CardPlacer:
             fit=fit,
             corners_mm=self.table.to_mm(q)[order],
             sigma_mm=np.asarray(self.table.sigma_mm(q, sigma_px))[order],
-            **flags,
         )
 
     def _within_size(self, corners_mm: np.ndarray) -> bool:

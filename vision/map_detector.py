@@ -62,8 +62,9 @@ AGREES = 0.9
 # at its size between the frame's edge and a line of the grain, 20 px off).
 FRAME_BORDER_PX = 2.0
 # With a calibration, where the placement (`CardPlacer.place`) finds no card in a region, the
-# map's own edge fit (as without one) stands if it is the card's size to within this: a small card's fit is off by a
-# px or two, 5-10 % of a card 40 px across, while the placement asks for its size to 6 %.
+# map's own edge fit (as without one) stands if it is the card's size to within this: a small
+# card's fit is off by a px or two, 5-10 % of a card 40 px across, while the placement asks for
+# its size to 6 %.
 # Calibrated diagnostic renders (62e6 / 64e6): 45.4 % / 100 % and 52.7 % / 100 % -> 64.4 % / 96.3 %
 # and 57.1 % / 98.1 % (0.08: 54.0 / 97.8 and 56.0 / 100; 0.2: 63.8 / 90.4 and 59.3 / 94.7).
 FIT_SIZE_TOLERANCE = 0.12
@@ -108,7 +109,10 @@ class MapCardDetector:
         card_map: CardMap | None = None,
         card_check: CardCheck | None = None,
     ) -> None:
-        self.settings = settings or DetectorSettings()
+        # The card's size is the calibrated table's unless the settings say otherwise.
+        if settings is None:
+            settings = DetectorSettings() if table is None else DetectorSettings(card_size_mm=table.card_size_mm)
+        self.settings = settings
         self.table = table
         self.map = card_map or default_map()
         self.check = card_check

@@ -30,8 +30,6 @@ class FrameReader:
         settings: DetectorSettings | None = None,
         find_faces: bool = True,
     ) -> None:
-        if settings is None and table is not None:
-            settings = DetectorSettings(card_size_mm=table.card_size_mm)
         self.detector = card_detector(settings, table)
         self.table = table
         self.faces = faces if faces is not None else (FaceLibrary.default() if find_faces else None)
