@@ -133,7 +133,7 @@ class CardPlacer:
         # Of the frame being read: its border's colour.
         self._table_colour: np.ndarray | None = None
         # Of the frame being read: answers asked again, kept with the objects they are about
-        # (`_once`, `_refined_quad`); emptied when a frame starts and when it is done.
+        # (`_once`, `fit`, `_refine`); emptied when a frame starts and when it is done.
         self._seen: dict[tuple, tuple[tuple, object]] = {}
         self._work_scale = 1.0  # of the frame being read: its px per px of the working copy
 
@@ -211,24 +211,54 @@ class CardPlacer:
         `refine_quad`; `sides`: whether a fit off the card's size may have one side moved
         (`_grow_sides`), by default when `grow`; `place`: a side of `q` to place by the card's
         size if what it fits to is no edge of the card (`_against_a_like_rim`)."""
+        fit = self.fit(image, q, reach, passes)
+        if fit is None or self._closer(fit, image.shape, reach):
+            return self._placements(image, q, reach, grow, passes, sides, place)
+        # The rough quads of one card (the map's outlines, a printed frame's, a side moved) often
+        # fit the same edges, and what follows depends on the fit alone: each fit is placed once.
+        key = ("placements", np.round(fit.corners, 1).tobytes(), float(reach), grow, passes, sides, place, id(image))
+        hit = self._seen.get(key)
+        if hit is not None and hit[0][0] is image:
+            return hit[1]  # type: ignore[return-value]
+        got = self._placements(image, q, reach, grow, passes, sides, place)
+        self._seen[key] = ((image,), got)
+        return got
+
+    def _closer(self, fit: QuadFit, shape: tuple[int, ...], reach: float) -> bool:
+        """Whether `_placements` fits the rough quad again closer: a side poorly supported at a
+        wide search may have strayed to a rival line along part of its length (a printed name
+        beside an art box's edge); closer, it may not."""
+        support = _seen_support(fit, shape)
         s = self.settings
-        fit = self._refined_quad(image, q, reach, passes)
+        return reach > 5.0 and (min(support) < s.min_support or np.mean(support) < s.mean_support)
+
+    def _placements(
+        self,
+        image: np.ndarray,
+        q: np.ndarray,
+        reach: float,
+        grow: int,
+        passes: int,
+        sides: bool | None,
+        place: int | None,
+    ) -> list[CardCandidate]:
+        """`_refine` worked out."""
+        s = self.settings
+        fit = self.fit(image, q, reach, passes)
         while fit is None and reach > 5.0:
             # A wide search also takes in the inner edge of a light rim (a white-bordered card on
             # a dark cloth), a rival as strong as the card's own edge: look again, closer.
             reach *= 0.55
-            fit = self._refined_quad(image, q, reach, passes)
+            fit = self.fit(image, q, reach, passes)
         if fit is None:
             return []
-        support = _seen_support(fit, image.shape)
-        while reach > 5.0 and (min(support) < s.min_support or np.mean(support) < s.mean_support):
-            # A side poorly supported at a wide search may have strayed to a rival line along
-            # part of its length (a printed name beside an art box's edge): closer, it may not.
-            closer = self._refined_quad(image, q, reach * 0.55, passes)
+        while self._closer(fit, image.shape, reach):
+            closer = self.fit(image, q, reach * 0.55, passes)
             if closer is None:
                 break
             reach *= 0.55
-            fit, support = closer, _seen_support(closer, image.shape)
+            fit = closer
+        support = _seen_support(fit, image.shape)
         c, sigma_px, placed = fit.corners, fit.sigma_px, None
         trusted = list(fit.sides)
         on_rim = None
@@ -358,9 +388,11 @@ class CardPlacer:
             ]
         return out
 
-    def _refined_quad(self, image: np.ndarray, q: np.ndarray, reach: float, passes: int) -> QuadFit | None:
+    def fit(self, image: np.ndarray, q: np.ndarray, reach: float, passes: int = 2) -> QuadFit | None:
         """`refine_quad`, once per frame for the same rough quad, reach and passes (different
-        cues of one card lead to the same quads: a card around a printed frame, a side moved)."""
+        cues of one card lead to the same quads: a card around a printed frame, a side moved;
+        the map detector fits the rough quads it placed). Between `start_frame` and
+        `end_frame`."""
         q = np.asarray(q, dtype=np.float64)
         key = ("refine_quad", q.shape, q.tobytes(), float(reach), passes, id(image))
         hit = self._seen.get(key)

@@ -286,7 +286,7 @@ class MapCardDetector:
         """The card whose sides the edge fit places near the rough quad `q`, if it passes; and
         whether the fit found four clean sides (straight, seen, a plausible shape) there."""
         s = self.settings
-        fit = refine_quad(image, q, reach=reach, passes=2)
+        fit = refine_quad(image, q, reach=reach, passes=2) if self.placer is None else self.placer.fit(image, q, reach)
         if fit is None:
             return None, False
         # Each side straight and seen along enough of its length (an edge, not a speck).
