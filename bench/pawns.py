@@ -27,6 +27,7 @@ import cv2
 import numpy as np
 
 from bench.labelled_photos import match_quads
+from vision.pawnmap import PawnMap, pieces, player_of
 from vision.pawns import PawnColors
 from vision.pipeline import FrameReader
 from vision.synthetic.pieces import METAL_BGR
@@ -238,9 +239,26 @@ def card_at(foot: tuple[float, float], quads: list[np.ndarray]) -> int | None:
 
 
 # ---- the run ------------------------------------------------------------------------------------------
-def read_frame(reader: FrameReader, sample, players: list[tuple[int, int, int]]) -> tuple[list[Report], list[Report], float, float]:
-    """(reader's reports, baseline's reports, ms of each); both name cards by the truth's index,
-    the baseline through the reader's own cards."""
+def pawn_map_reports(pawn_map: PawnMap, image: np.ndarray, players: list[tuple[int, int, int]],
+                     found: list[np.ndarray], to_truth: dict[int, int]) -> list[Report]:
+    """The learned pawn map's pawns: its pieces of a player's colour (`vision.pawnmap.player_of`),
+    each on the card (of the reader's, `found`) its foot is on."""
+    names = {f"player{k}": c for k, c in enumerate(players)}
+    out = []
+    for p in pieces(pawn_map.read(image)):
+        who = player_of(p.bgr, names)
+        if who is None:
+            continue
+        k = card_at(p.foot_px, found)
+        out.append(Report(p.foot_px, to_truth.get(k) if k is not None else None, int(who[6:])))
+    return out
+
+
+def read_frame(reader: FrameReader, sample, players: list[tuple[int, int, int]],
+               pawn_map: PawnMap | None = None) -> tuple[list[Report], list[Report], float, float, list[Report], float]:
+    """(reader's reports, baseline's reports, ms of each, and the pawn map's reports and ms when
+    one is given); all name cards by the truth's index, the baseline and the pawn map through the
+    reader's own cards."""
     reader.pawn_colors = PawnColors({f"player{k}": c for k, c in enumerate(players)})
     t0 = time.perf_counter()
     r = reader.read(sample.image)
@@ -259,7 +277,9 @@ def read_frame(reader: FrameReader, sample, players: list[tuple[int, int, int]])
     for foot, bgr in blobs:
         k = card_at(foot, found)
         base.append(Report(foot, to_truth.get(k) if k is not None else None, nearest_player(bgr, players)))
-    return ours, base, (t1 - t0) * 1e3, (t2 - t1) * 1e3
+    learned = [] if pawn_map is None else pawn_map_reports(pawn_map, sample.image, players, found, to_truth)
+    t3 = time.perf_counter()
+    return ours, base, (t1 - t0) * 1e3, (t2 - t1) * 1e3, learned, (t3 - t2) * 1e3
 
 
 def scored_frames(frames: int, seed: int, calibrated: bool):
@@ -280,21 +300,24 @@ def scored_frames(frames: int, seed: int, calibrated: bool):
         yield sd - 1, sample
 
 
-def run(frames: int, seed: int, calibrated: bool, out=print) -> tuple[PawnScore, PawnScore]:
+def run(frames: int, seed: int, calibrated: bool, out=print, pawn_map: PawnMap | None = None
+        ) -> tuple[PawnScore, PawnScore]:
     reader = None if calibrated else FrameReader(find_faces=False)
-    ours, base = PawnScore(), PawnScore()
+    ours, base, learned = PawnScore(), PawnScore(), PawnScore()
     last = seed
     for sd, sample in scored_frames(frames, seed, calibrated):
         last = sd
         to_mm = None if sample.table_to_image is None else np.linalg.inv(sample.table_to_image)
         if calibrated:
             reader = FrameReader(TableMap.from_homography(to_mm, sample.card_size_mm), find_faces=False)
-        got, blobs, ms_ours, ms_base = read_frame(reader, sample, sample.player_colours)
+        got, blobs, ms_ours, ms_base, mapped, ms_map = read_frame(reader, sample, sample.player_colours, pawn_map)
         so = score_pawns(sample.pieces, got, BENCH_SIZE, sample.player_colours, to_mm)
         sb = score_pawns(sample.pieces, blobs, BENCH_SIZE, sample.player_colours, to_mm)
-        so.ms, sb.ms = ms_ours, ms_base
+        sm = score_pawns(sample.pieces, mapped, BENCH_SIZE, sample.player_colours, to_mm)
+        so.ms, sb.ms, sm.ms = ms_ours, ms_base, ms_map
         ours.add(so)
         base.add(sb)
+        learned.add(sm)
     how = "exact calibration (frames with a bent lens left out)" if calibrated else "no calibration"
     n_dist = sum(n for n, _ in ours.distractors.values())
     out(f"pawns on randomised renders, {how}: {frames} frames with a pawn to score, seeds {seed}..{last},"
@@ -302,6 +325,9 @@ def run(frames: int, seed: int, calibrated: bool, out=print) -> tuple[PawnScore,
     out(f"{'':10s} {HEAD}")
     out(f"{'pawns.py':10s} {ours.cells()}")
     out(f"{'baseline':10s} {base.cells()}")
+    if pawn_map is not None:
+        out(f"{'pawn map':10s} {learned.cells()}   ({pawn_map.path.name}, {pawn_map.model['version']};"
+            f" ms: the map and its pieces, after the reader's cards)")
     out(f"ratios: recall {ours.recall / max(base.recall, 1e-9):.2f}x the baseline's,"
         f" precision {ours.precision / max(base.precision, 1e-9):.2f}x,"
         f" on the right card {ours.card_ok / max(base.card_ok, 1e-9):.2f}x")
@@ -311,6 +337,10 @@ def run(frames: int, seed: int, calibrated: bool, out=print) -> tuple[PawnScore,
     out(f"recall by surface (pawns.py / baseline): {_split(ours.by_surface, base.by_surface, SURFACES)}")
     out(f"distractors reported as pawns (pawns.py / baseline): {_split(ours.distractors, base.distractors)}")
     out(f"  and of {ours.small} pawns too small to score: pawns.py found {ours.small_found}, baseline {base.small_found}")
+    if pawn_map is not None:
+        out(f"pawn map: right player colour {_share(learned.right_colour, learned.found)}; recall by kind"
+            f" {_split(learned.by_kind, base.by_kind)}; by surface {_split(learned.by_surface, base.by_surface, SURFACES)};"
+            f" distractors reported {_split(learned.distractors, base.distractors)} (pawn map / baseline)")
     return ours, base
 
 
@@ -333,11 +363,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--frames", type=int, default=24)
     ap.add_argument("--quick", action="store_true", help="8 frames")
     ap.add_argument("--seed", type=int, default=FIRST_SEED)
+    ap.add_argument("--pawn-map", metavar="ONNX", help="also score a learned pawn map's weights (vision.pawnmap)")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     frames = 8 if args.quick else args.frames
+    pawn_map = PawnMap(args.pawn_map) if args.pawn_map else None
     for calibrated in (False, True):
-        run(frames, args.seed, calibrated)
+        run(frames, args.seed, calibrated, pawn_map=pawn_map)
         print()
     return 0
 

@@ -70,7 +70,7 @@ class CardMapReading:
 
     def to_frame(self, pts: np.ndarray) -> np.ndarray:
         """Map pixel coordinates (x, y) -> frame pixel coordinates."""
-        return (np.asarray(pts, np.float64) + 0.5) * self.scale - 0.5
+        return map_to_frame(pts, self.scale)
 
     def to_map(self, pts: np.ndarray) -> np.ndarray:
         """Frame pixel coordinates (x, y) -> map pixel coordinates."""
@@ -158,6 +158,12 @@ class CardMap(Weights):
         if np.median(sides) * self.long_side / native >= SMALL_CARDS_INPUT_PX:
             return None
         return self.read(image, long_side=min(native, FINER * self.long_side), four_ways=False)
+
+
+def map_to_frame(pts: np.ndarray, scale: float) -> np.ndarray:
+    """Map pixel coordinates (x, y) -> frame pixel coordinates, `scale` frame px per map px: map
+    pixel (i, j)'s centre is frame ((j + .5) s - .5, (i + .5) s - .5)."""
+    return (np.asarray(pts, np.float64) + 0.5) * scale - 0.5
 
 
 def network_input(image: np.ndarray, long_side: int) -> tuple[np.ndarray, tuple[int, int]]:

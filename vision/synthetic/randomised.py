@@ -87,6 +87,8 @@ class TrainingSample:
     # Game pieces standing in the frame (only with pieces=True), and the players' colours (BGR).
     pieces: list[PieceTruth] = field(default_factory=list)
     player_colours: list[tuple[int, int, int]] = field(default_factory=list)
+    # H x W uint16 (pieces=True): 0 = no piece shows here, k = the visible pixels of pieces[k - 1].
+    piece_instances: np.ndarray | None = None
     # The table's surface (vision.synthetic.surfaces.TABLE_KINDS, or "white"), to report by surface.
     table_kind: str = ""
 
@@ -412,6 +414,10 @@ def training_sample(
     table_to_image: np.ndarray | None = hom1
     half = np.array([[0.5, 0, -0.25], [0, 0.5, -0.25], [0, 0, 1]])
     truths = _piece_truths(cv, placed, half @ proj2, lut)
+    # The piece map in the truths' order (a piece too small to draw a pixel has none).
+    relabel = np.zeros(len(placed) + 1, np.uint16)
+    relabel[[i for i, pl in enumerate(placed, start=1) if pl.full_px]] = np.arange(1, len(truths) + 1)
+    piece_map = relabel[cv.piece]
     if rng.random() < 0.25:  # slight lens barrel
         table_to_image = None
         k = rng.uniform(0.01, 0.06)
@@ -421,6 +427,7 @@ def training_sample(
         img = cv2.remap(img, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         inst = cv2.remap(inst, mx, my, cv2.INTER_NEAREST, borderMode=cv2.BORDER_REPLICATE)
         ign = cv2.remap(ign.view(np.uint8), mx, my, cv2.INTER_NEAREST, borderMode=cv2.BORDER_REPLICATE) > 0
+        piece_map = cv2.remap(piece_map, mx, my, cv2.INTER_NEAREST, borderMode=cv2.BORDER_REPLICATE)
         quads = [barrel_points(q, w, h, k) for q in quads]
     image = camera_effects(rng, img)
     quads = [np.ascontiguousarray(q[order_clockwise_from_top_left(q)], dtype=np.float64) for q in quads]
@@ -435,6 +442,7 @@ def training_sample(
         seen=seen,
         pieces=truths,
         player_colours=players,
+        piece_instances=piece_map if pieces else None,
         table_kind=table_kind,
     )
 
