@@ -27,7 +27,7 @@ import cv2
 import numpy as np
 
 from bench.labelled_photos import match_quads
-from vision.pawnmap import PawnMap, pieces, player_of
+from vision.pawnmap import PawnMap, find_pawns
 from vision.pawns import PawnColors
 from vision.pipeline import FrameReader
 from vision.synthetic.pieces import METAL_BGR
@@ -241,17 +241,10 @@ def card_at(foot: tuple[float, float], quads: list[np.ndarray]) -> int | None:
 # ---- the run ------------------------------------------------------------------------------------------
 def pawn_map_reports(pawn_map: PawnMap, image: np.ndarray, players: list[tuple[int, int, int]],
                      found: list[np.ndarray], to_truth: dict[int, int]) -> list[Report]:
-    """The learned pawn map's pawns: its pieces of a player's colour (`vision.pawnmap.player_of`),
-    each on the card (of the reader's, `found`) its foot is on."""
+    """The learned pawn map's pawns (`vision.pawnmap.find_pawns`), on the reader's cards `found`."""
     names = {f"player{k}": c for k, c in enumerate(players)}
-    out = []
-    for p in pieces(pawn_map.read(image)):
-        who = player_of(p.bgr, names)
-        if who is None:
-            continue
-        k = card_at(p.foot_px, found)
-        out.append(Report(p.foot_px, to_truth.get(k) if k is not None else None, int(who[6:])))
-    return out
+    return [Report(foot, to_truth.get(k) if k is not None else None, int(who[6:]))
+            for who, foot, k in find_pawns(pawn_map, image, found, names)]
 
 
 def read_frame(reader: FrameReader, sample, players: list[tuple[int, int, int]],

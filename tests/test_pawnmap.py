@@ -136,3 +136,15 @@ def test_a_piece_is_the_player_whose_colour_it_shows() -> None:
     assert player_of((30, 30, 32), players) is None  # a black one
     assert player_of((200, 40, 200), players) is None  # a token of a colour no one plays
     assert player_of((40, 40, 210), {}) is None
+
+
+def test_a_foot_is_on_the_card_it_lies_deepest_in() -> None:
+    from vision.pawnmap import card_under
+
+    a = np.array([[0, 0], [100, 0], [100, 140], [0, 140]], float)
+    b = a + (90, 0)  # overlapping a's right 10 px
+    assert card_under((50.0, 70.0), [a, b]) == 0
+    assert card_under((97.0, 70.0), [a, b]) == 1  # 3 px inside a, 7 px inside b
+    assert card_under((92.0, 70.0), [a, b]) == 0
+    assert card_under((250.0, 70.0), [a, b]) is None
+    assert card_under((50.0, 70.0), []) is None

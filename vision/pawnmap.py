@@ -15,7 +15,7 @@ import numpy as np
 from vision.cardmap import MAP_LONG_SIDE, MODELS, Weights, map_to_frame, network_input
 
 OUTPUTS = ("piece", "foot")  # the network's outputs, in order (logits)
-FOOT_PEAK = 0.5  # a foot: a local maximum of the foot map at least this likely
+FOOT_PEAK = 0.5  # a foot: a local maximum of the foot map at least this likely (unless the weights say)
 PIECE_REACH = 3  # map px around a foot where its piece's pixels are looked for
 # A piece is a player's when its hue lies this near the player's learnt colour's (degrees in
 # CIELAB's a*b* plane) with at least this share of its chroma (a white or black piece has next to
@@ -71,6 +71,8 @@ class PawnMap(Weights):
         super().__init__(path, "the pawn map's weights are missing (reinstall the package)")
         self.long_side = int(self.card.get("input_long_side", MAP_LONG_SIDE))
         self.stride = int(self.card.get("output_stride", 2))
+        # How likely a foot's peak must be: chosen per weights on their validation renders.
+        self.foot_peak = float(self.card.get("foot_peak", FOOT_PEAK))
 
     def read(self, image: np.ndarray) -> PawnMapReading:
         h, w = image.shape[:2]
@@ -120,3 +122,28 @@ def player_of(bgr: tuple[int, int, int], players: dict[str, tuple[int, int, int]
     if d[k] > PLAYER_HUE_DEG or chroma[0] < PLAYER_CHROMA * chroma[1 + k]:
         return None
     return list(players)[k]
+
+
+def card_under(foot_px: tuple[float, float], quads: list[np.ndarray]) -> int | None:
+    """The card (index into `quads`, frame px) the foot stands on: of those holding it, the one
+    it lies deepest in (a foot overhanging an edge is on the card it is on), None when off every
+    card."""
+    best, depth = None, 0.0
+    for k, q in enumerate(quads):
+        d = cv2.pointPolygonTest(np.asarray(q, np.float32), (float(foot_px[0]), float(foot_px[1])), True)
+        if d >= depth:
+            best, depth = k, d
+    return best
+
+
+def find_pawns(
+    pawn_map: PawnMap, image: np.ndarray, quads: list[np.ndarray], players: dict[str, tuple[int, int, int]]
+) -> list[tuple[str, tuple[float, float], int | None]]:
+    """The pawns of a frame: (player, foot px, card index into `quads` or None) for each piece
+    the map finds in a player's learnt colour."""
+    out = []
+    for p in pieces(pawn_map.read(image), pawn_map.foot_peak):
+        who = player_of(p.bgr, players)
+        if who is not None:
+            out.append((who, p.foot_px, card_under(p.foot_px, quads)))
+    return out

@@ -29,25 +29,30 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
-from vision.pawnmap import OUTPUTS, foot_peaks
-from vision.train.__main__ import averaged, averaged_weights, to_onnx
-from vision.train.data import INPUT_SIZE
+from vision.cardmap import MODELS
+from vision.pawnmap import FOOT_PEAK, OUTPUTS, foot_peaks
+from vision.train.__main__ import EMA_DECAY, averaged, averaged_weights, to_onnx
 from vision.train.model import WIDTHS, network
 from vision.train.pawntargets import pawn_targets, score_feet
 
 PAWN_SEED = 80_000_000
 PAWN_VALIDATION_SEED = 81_000_000
-CROP = (480, 352)  # training windows (multiples of 32)
+# Pieces are small: a pawn's footprint 8-20 px across in a 1280 px frame, 2-5 map px where the card
+# map reads the frame (640 px, stride 2). The pawn map reads the frame at 1280 px (its map then
+# 2 frame px a pixel), trained on renders of that size in windows of CROP.
+RENDER_SIZE = (1280, 960)
+CROP = (512, 384)  # training windows (multiples of 32)
 PIECE_WEIGHT = 8.0
 FOOT_PRIOR = 0.01  # the foot output starts this likely everywhere (CenterNet's start: its loss
 # is summed over every pixel, and from 0.5 the negatives' share swamps the feet's)
-CARD_MAP = Path(__file__).resolve().parents[1] / "models" / "cardmap.checkpoint.pt"
+CARD_MAP = MODELS / "cardmap.checkpoint.pt"
+MODEL = MODELS / "pawnmap.onnx"
 
 
 def _render(seed: int, stride: int = 2) -> tuple[np.ndarray, np.ndarray]:
     from vision.synthetic.randomised import training_sample
 
-    s = training_sample(seed, INPUT_SIZE, pieces=True)
+    s = training_sample(seed, RENDER_SIZE, pieces=True)
     return s.image, pawn_targets(s, stride).astype(np.float16)
 
 
@@ -88,7 +93,7 @@ def validate(model: torch.nn.Module, seeds: list[int], stride: int) -> dict:
     inter = union = 0.0
     with torch.no_grad():
         for s in seeds:
-            smp = training_sample(s, INPUT_SIZE, pieces=True)
+            smp = training_sample(s, RENDER_SIZE, pieces=True)
             x = torch.from_numpy(smp.image).permute(2, 0, 1)[None].float()
             prob = torch.sigmoid(model(x))[0].numpy()
             k, h, f = score_feet((foot_peaks(prob[1]) + 0.5) * stride - 0.5, smp.pieces)
@@ -186,11 +191,39 @@ def train(args: argparse.Namespace) -> None:
                     "step": step,
                     "log": log,
                     "widths": list(widths),
+                    "render_size": list(RENDER_SIZE),
                     "outputs": list(OUTPUTS),
                     "args": vars(args),
                 },
                 ckpt,
             )
+
+
+def export(checkpoint: Path, out: Path = MODEL, foot_peak: float = FOOT_PEAK) -> Path:
+    """The checkpoint's averaged weights as ONNX (any frame size, multiples of 32), and their model
+    card beside them: version, input, outputs, the training command and its validation log."""
+    state = torch.load(checkpoint, map_location="cpu", weights_only=False)
+    model = network("unet", tuple(state["widths"]), 2, True, len(OUTPUTS))
+    model.load_state_dict(averaged_weights(state))
+    to_onnx(model, out)
+    args = {k: v for k, v in state["args"].items() if k not in ("out", "export", "to", "workers", "threads")}
+    card = {
+        "version": f"{time.strftime('%Y%m%d')}-step{state['step']}",
+        "input_long_side": max(state.get("render_size", RENDER_SIZE)),
+        "output_stride": 2,
+        "outputs": list(OUTPUTS),
+        "foot_peak": foot_peak,
+        "network": f"U-Net, widths {list(state['widths'])}, the whole frame's context at its coarsest level, input"
+        " BGR 0..255 (sides multiples of 32), output logits (piece, foot) at half resolution",
+        "weights": f"the moving average of the trained weights (decay {EMA_DECAY})",
+        "training_command": "python -m vision.train.pawnmap " + " ".join(f"--{k.replace('_', '-')} {v}" for k, v in args.items()),
+        "data": f"vision.synthetic.randomised training_sample(seed, {state.get('render_size', list(RENDER_SIZE))}, pieces=True), seeds"
+        f" {PAWN_SEED}..{PAWN_SEED + args['renders'] - 1}; validation seeds {PAWN_VALIDATION_SEED}.."
+        f"{PAWN_VALIDATION_SEED + args['validation'] - 1}",
+        "validation": state["log"],
+    }
+    out.with_suffix(".json").write_text(json.dumps(card, indent=1) + "\n")
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -199,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--steps", type=int, default=3000)
     ap.add_argument("--batch", type=int, default=8)
     ap.add_argument("--lr", type=float, default=2e-3)
-    ap.add_argument("--renders", type=int, default=2000, help="renders in the training pool")
+    ap.add_argument("--renders", type=int, default=1200, help="renders in the training pool")
     ap.add_argument("--validation", type=int, default=48, help="validation renders")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--every", type=int, default=250, help="validate and save every N steps")
@@ -208,12 +241,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--export", metavar="CHECKPOINT", help="export a checkpoint's averaged weights to ONNX and stop")
+    ap.add_argument("--to", default=str(MODEL), help="where --export writes the weights (their model card beside)")
+    ap.add_argument(
+        "--foot-peak", type=float, default=FOOT_PEAK, help="with --export: how likely a foot's peak must be (chosen on validation renders)"
+    )
     args = ap.parse_args(argv)
     if args.export:
-        state = torch.load(args.export, map_location="cpu", weights_only=False)
-        model = network("unet", tuple(state["widths"]), 2, True, len(OUTPUTS))
-        model.load_state_dict(averaged_weights(state))
-        print(to_onnx(model, Path(args.export).with_suffix(".onnx")))
+        print(export(Path(args.export), Path(args.to), args.foot_peak))
         return 0
     train(args)
     return 0
