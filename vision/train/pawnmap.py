@@ -142,8 +142,11 @@ def train(args: argparse.Namespace) -> None:
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     step, log = 0, []
     if state:
-        model.load_state_dict(state["model"])
-        opt.load_state_dict(state["optimizer"])
+        # A slim checkpoint (`vision.train --slim`, the one committed between sessions) holds the
+        # averaged weights in half precision and no optimizer: Adam's moments start again.
+        model.load_state_dict({k: v.float() for k, v in state["model"].items()})
+        if "optimizer" in state:
+            opt.load_state_dict(state["optimizer"])
         step, log = state["step"], state["log"]
         print(f"resumed at step {step}")
     elif args.init:
@@ -158,7 +161,7 @@ def train(args: argparse.Namespace) -> None:
         with torch.no_grad():
             model.head.bias[1] = float(np.log(FOOT_PRIOR / (1 - FOOT_PRIOR)))
     ema = averaged(model)
-    if state:
+    if state and "ema" in state:
         ema.load_state_dict(state["ema"])
     t0 = time.time()
     pool = render_pool(list(range(PAWN_SEED, PAWN_SEED + args.renders)), args.workers)
