@@ -329,13 +329,19 @@ def _command(args: dict) -> str:
     return " ".join(["python -m vision.train", *words])
 
 
-def train(args: argparse.Namespace) -> None:
+def start_run(args: argparse.Namespace) -> tuple[Path, dict | None]:
+    """A run's start: torch seeded and given its threads; the run's checkpoint (in `args.out`,
+    made if need be) and what it holds when the run resumes from it (None for a new run)."""
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     ckpt = out / "checkpoint.pt"
-    state = torch.load(ckpt, map_location="cpu", weights_only=False) if ckpt.exists() else None
+    return ckpt, torch.load(ckpt, map_location="cpu", weights_only=False) if ckpt.exists() else None
+
+
+def train(args: argparse.Namespace) -> None:
+    ckpt, state = start_run(args)
     init = None
     if state is None and args.init:
         init = torch.load(args.init, map_location="cpu", weights_only=False)

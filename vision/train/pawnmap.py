@@ -31,7 +31,7 @@ from torch.nn import functional as F
 
 from vision.cardmap import MODELS
 from vision.pawnmap import FOOT_PEAK, OUTPUTS, foot_peaks
-from vision.train.__main__ import EMA_DECAY, averaged, averaged_weights, to_onnx
+from vision.train.__main__ import EMA_DECAY, averaged, averaged_weights, start_run, to_onnx
 from vision.train.model import WIDTHS, network
 from vision.train.pawntargets import pawn_targets, score_feet
 
@@ -131,12 +131,7 @@ def _batch(pool, idx, rng) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 def train(args: argparse.Namespace) -> None:
-    torch.manual_seed(args.seed)
-    torch.set_num_threads(args.threads)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    ckpt = out / "checkpoint.pt"
-    state = torch.load(ckpt, map_location="cpu", weights_only=False) if ckpt.exists() else None
+    ckpt, state = start_run(args)
     widths = tuple(state["widths"]) if state else tuple(int(w) for w in args.widths.split(","))
     model = network("unet", widths, 2, True, len(OUTPUTS))
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
