@@ -219,9 +219,9 @@ class CardPlacer:
         key = ("placements", np.round(fit.corners, 1).tobytes(), float(reach), grow, passes, sides, place, id(image))
         hit = self._seen.get(key)
         if hit is not None and hit[0][0] is image:
-            return hit[1]  # type: ignore[return-value]
+            return list(hit[1])  # type: ignore[call-overload]  (a copy: callers add to the list)
         got = self._placements(image, q, reach, grow, passes, sides, place)
-        self._seen[key] = ((image,), got)
+        self._seen[key] = ((image,), tuple(got))
         return got
 
     def _closer(self, fit: QuadFit, shape: tuple[int, ...], reach: float) -> bool:
