@@ -1,8 +1,9 @@
-"""The learned pawn map (issue 26): per pixel of the frame reduced as for the card map, where a
-game piece stands (`piece`) and where its foot touches the table (`foot`, a peak per foot).
-Trained by `python -m vision.train.pawnmap` on the randomised renders with pieces; which
-player a piece is, and whether it is anyone's, is its colour's to say (learnt at setup), not
-the map's."""
+"""The learned pawn map (issue 26): per pixel of the frame read at the size its weights name
+(1280 px: pieces are small), where a game piece stands (`piece`) and where its foot touches the
+table (`foot`, a peak per foot). Trained by `python -m vision.train.pawnmap` on the randomised
+renders with pieces; which player a piece is, and whether it is anyone's, is its colour's to
+say (learnt at setup), not the map's. Not yet what the referee reads pawns with (`vision.pawns`
+is): `python -m bench.pawns --pawn-map ONNX` measures it."""
 
 from __future__ import annotations
 
@@ -68,13 +69,16 @@ class PawnMap(Weights):
     """Loads the network once; `read(image)` maps a BGR frame, `pieces(reading)` lists the pieces."""
 
     def __init__(self, path: str | Path = MODELS / "pawnmap.onnx") -> None:
-        super().__init__(path, "the pawn map's weights are missing (reinstall the package)")
+        super().__init__(
+            path, "the pawn map's weights are missing (none ship yet: python -m vision.train.pawnmap --export CHECKPOINT)"
+        )
         self.long_side = int(self.card.get("input_long_side", MAP_LONG_SIDE))
         self.stride = int(self.card.get("output_stride", 2))
         # How likely a foot's peak must be: chosen per weights on their validation renders.
         self.foot_peak = float(self.card.get("foot_peak", FOOT_PEAK))
 
     def read(self, image: np.ndarray) -> PawnMapReading:
+        """The map of a BGR frame, read once at the weights' size."""
         h, w = image.shape[:2]
         small, size = network_input(image, self.long_side)
         logits = self.run(cv2.dnn.blobFromImage(small))[0]
@@ -88,7 +92,7 @@ def pieces(reading: PawnMapReading, peak: float = FOOT_PEAK) -> list[PieceSighti
     """The pieces of a reading: one per foot, coloured by the piece the map marks beside it (the
     region of `piece` over 0.5 most of the pixels within PIECE_REACH map px hold)."""
     feet = foot_peaks(reading.foot, peak)
-    n, labels = cv2.connectedComponents((reading.piece > 0.5).astype(np.uint8), connectivity=8)
+    _, labels = cv2.connectedComponents((reading.piece > 0.5).astype(np.uint8), connectivity=8)
     h, w = labels.shape
     out = []
     for u, v in feet.tolist():
