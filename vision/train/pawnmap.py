@@ -84,29 +84,38 @@ def pawn_loss(logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     return piece + focal_loss(logits[:, 1], y[:, 1], w)
 
 
+VALIDATION_PEAKS = (0.1, 0.15, 0.2, 0.3, 0.5)  # foot thresholds the validation reports
+
+
 def validate(model: torch.nn.Module, seeds: list[int], stride: int) -> dict:
-    """Feet found and false on validation renders (the whole frame), and the piece map's IoU."""
+    """On validation renders (whole frames): the piece map's IoU, and per foot threshold of
+    VALIDATION_PEAKS the feet found and the reports' precision (the threshold that exports is
+    chosen from these)."""
     from vision.synthetic.randomised import training_sample
 
     model.eval()
-    n = hit = false = 0
+    n, hit, false = 0, np.zeros(len(VALIDATION_PEAKS)), np.zeros(len(VALIDATION_PEAKS))
     inter = union = 0.0
     with torch.no_grad():
         for s in seeds:
             smp = training_sample(s, RENDER_SIZE, pieces=True)
             x = torch.from_numpy(smp.image).permute(2, 0, 1)[None].float()
             prob = torch.sigmoid(model(x))[0].numpy()
-            k, h, f = score_feet((foot_peaks(prob[1]) + 0.5) * stride - 0.5, smp.pieces)
-            n, hit, false = n + k, hit + h, false + f
+            for i, peak in enumerate(VALIDATION_PEAKS):
+                k, h, f = score_feet((foot_peaks(prob[1], peak) + 0.5) * stride - 0.5, smp.pieces)
+                hit[i], false[i] = hit[i] + h, false[i] + f
+            n += k
             t = pawn_targets(smp, stride)
             inter += float(((prob[0] > 0.5) & (t[0] > 0.5)).sum())
             union += float(((prob[0] > 0.5) | (t[0] > 0.5)).sum())
     model.train()
     return {
         "feet": n,
-        "recall": round(hit / max(n, 1), 4),
-        "precision": round(hit / max(hit + false, 1), 4),
         "piece_iou": round(inter / max(union, 1.0), 4),
+        "by_peak": {
+            str(peak): {"recall": round(h / max(n, 1), 4), "precision": round(h / max(h + f, 1), 4)}
+            for peak, h, f in zip(VALIDATION_PEAKS, hit.tolist(), false.tolist())
+        },
     }
 
 
