@@ -27,7 +27,7 @@ import cv2
 import numpy as np
 
 from bench.labelled_photos import match_quads
-from vision.pawnmap import PawnMap, find_pawns
+from vision.pawnmap import PawnMap, card_under, find_pawns
 from vision.pawns import PawnColors
 from vision.pipeline import FrameReader
 from vision.synthetic.pieces import METAL_BGR
@@ -230,14 +230,6 @@ def nearest_player(bgr: tuple[int, int, int], players: list[tuple[int, int, int]
     return int(np.argmin(np.minimum(d, 180 - d)))
 
 
-def card_at(foot: tuple[float, float], quads: list[np.ndarray]) -> int | None:
-    """The last (topmost) of the quads holding the point, None if none does."""
-    for k in range(len(quads) - 1, -1, -1):
-        if cv2.pointPolygonTest(np.asarray(quads[k], np.float32), foot, False) >= 0:
-            return k
-    return None
-
-
 # ---- the run ------------------------------------------------------------------------------------------
 def pawn_map_reports(pawn_map: PawnMap, image: np.ndarray, players: list[tuple[int, int, int]],
                      found: list[np.ndarray], to_truth: dict[int, int]) -> list[Report]:
@@ -268,7 +260,7 @@ def read_frame(reader: FrameReader, sample, players: list[tuple[int, int, int]],
             for p in r.pawns]
     base = []
     for foot, bgr in blobs:
-        k = card_at(foot, found)
+        k = card_under(foot, found)
         base.append(Report(foot, to_truth.get(k) if k is not None else None, nearest_player(bgr, players)))
     learned = [] if pawn_map is None else pawn_map_reports(pawn_map, sample.image, players, found, to_truth)
     t3 = time.perf_counter()

@@ -6,7 +6,8 @@ import cv2
 import numpy as np
 import pytest
 
-from bench.pawns import PawnScore, Report, card_at, colour_blobs, score_pawns, surface
+from bench.pawns import PawnScore, Report, colour_blobs, score_pawns, surface
+from vision.pawnmap import card_under
 from vision.synthetic.pieces import DISTRACTOR_KINDS, PAWN_KINDS, PieceTruth, project
 from vision.synthetic.randomised import random_camera, training_sample
 
@@ -128,7 +129,7 @@ def test_baseline_finds_a_saturated_disc_on_a_card():
     assert len(blobs) == 1
     (x, y), bgr = blobs[0]
     assert abs(x - 100) < 1 and abs(y - 120) < 1 and bgr[2] > 200
-    assert card_at((x, y), [card]) == 0 and card_at((260.0, 10.0), [card]) is None
+    assert card_under((x, y), [card]) == 0 and card_under((260.0, 10.0), [card]) is None
 
 
 def test_hidden_and_overhanging_pieces_occur_and_say_so(samples):

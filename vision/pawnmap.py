@@ -94,17 +94,19 @@ def pieces(reading: PawnMapReading, peak: float = FOOT_PEAK) -> list[PieceSighti
     feet = foot_peaks(reading.foot, peak)
     _, labels = cv2.connectedComponents((reading.piece > 0.5).astype(np.uint8), connectivity=8)
     h, w = labels.shape
+    colour_of: dict[int, np.ndarray] = {}  # a marked region's median colour, once per region
     out = []
     for u, v in feet.tolist():
-        x, y = round(u), round(v)
+        x, y = min(max(round(u), 0), w - 1), min(max(round(v), 0), h - 1)
         near = labels[max(y - PIECE_REACH, 0) : y + PIECE_REACH + 1, max(x - PIECE_REACH, 0) : x + PIECE_REACH + 1]
         ids, counts = np.unique(near[near > 0], return_counts=True)
         if len(ids):
-            own = labels == ids[np.argmax(counts)]
+            k = int(ids[np.argmax(counts)])
+            if k not in colour_of:
+                colour_of[k] = np.median(reading.colours[labels == k], axis=0)
+            bgr = colour_of[k]
         else:  # no piece marked beside the foot: its own pixel's colour
-            own = np.zeros((h, w), bool)
-            own[min(max(y, 0), h - 1), min(max(x, 0), w - 1)] = True
-        bgr = np.median(reading.colours[own], axis=0)
+            bgr = reading.colours[y, x]
         foot = reading.to_frame(np.array([u, v]))
         out.append(PieceSighting((float(foot[0]), float(foot[1])), tuple(int(c) for c in bgr), float(reading.foot[y, x])))
     return out
