@@ -213,14 +213,14 @@ class CardPlacer:
         size if what it fits to is no edge of the card (`_against_a_like_rim`)."""
         fit = self.fit(image, q, reach, passes)
         if fit is None or self._closer(fit, image.shape, reach):
-            return self._placements(image, q, reach, grow, passes, sides, place)
+            return self._placements(image, q, fit, reach, grow, passes, sides, place)
         # The rough quads of one card (the map's outlines, a printed frame's, a side moved) often
         # fit the same edges, and what follows depends on the fit alone: each fit is placed once.
         key = ("placements", np.round(fit.corners, 1).tobytes(), float(reach), grow, passes, sides, place, id(image))
         hit = self._seen.get(key)
         if hit is not None and hit[0][0] is image:
             return list(hit[1])  # type: ignore[call-overload]  (a copy: callers add to the list)
-        got = self._placements(image, q, reach, grow, passes, sides, place)
+        got = self._placements(image, q, fit, reach, grow, passes, sides, place)
         self._seen[key] = ((image,), tuple(got))
         return got
 
@@ -236,15 +236,15 @@ class CardPlacer:
         self,
         image: np.ndarray,
         q: np.ndarray,
+        fit: QuadFit | None,
         reach: float,
         grow: int,
         passes: int,
         sides: bool | None,
         place: int | None,
     ) -> list[CardCandidate]:
-        """`_refine` worked out."""
+        """`_refine` worked out, from the rough quad's fit at `reach` (`fit`)."""
         s = self.settings
-        fit = self.fit(image, q, reach, passes)
         while fit is None and reach > 5.0:
             # A wide search also takes in the inner edge of a light rim (a white-bordered card on
             # a dark cloth), a rival as strong as the card's own edge: look again, closer.
